@@ -1,0 +1,81 @@
+/**
+ * Every limit of local-pty, named once. Nothing else in the code may hold a bare number that bounds
+ * memory, time, concurrency or input size.
+ */
+
+// ── Command input (pty_spawn) ────────────────────────────────────────────────────────────────
+export const MAX_COMMAND_BYTES = 4_096;
+export const MAX_ARGS = 128;
+export const MAX_ARG_BYTES = 16_384;
+export const MAX_TOTAL_ARG_BYTES = 65_536;
+export const MAX_PATH_BYTES = 4_096;
+export const MAX_TITLE_CHARS = 500;
+export const MAX_DESCRIPTION_CHARS = 2_000;
+export const MIN_TIMEOUT_SECONDS = 1;
+export const MAX_TIMEOUT_SECONDS = 3_600;
+
+// ── Terminal ─────────────────────────────────────────────────────────────────────────────────
+export const DEFAULT_ROWS = 40;
+export const DEFAULT_COLS = 120;
+export const MIN_TERMINAL_DIMENSION = 1;
+export const MAX_TERMINAL_DIMENSION = 1_000;
+/** The kernel cuts a canonical-mode input line at 4095 bytes (N_TTY_BUF_SIZE - 1). */
+export const CANONICAL_LINE_MAX_BYTES = 4_095;
+
+// ── Registry ─────────────────────────────────────────────────────────────────────────────────
+export const MAX_SESSIONS = 16;
+export const MAX_SESSIONS_PER_OWNER = 5;
+export const PTY_ID_HEX_CHARS = 8;
+
+// ── Output buffer ────────────────────────────────────────────────────────────────────────────
+export const MAX_BUFFER_CHARS = 1_000_000;
+/** Raw bytes kept for `raw: true` reads: the same bound as the text buffer, in characters. */
+export const MAX_RAW_CHARS = MAX_BUFFER_CHARS;
+/** Script's own stderr (its diagnostics, never the command's) kept for error messages. */
+export const MAX_SCRIPT_STDERR_CHARS = 2_000;
+
+// ── pty_write ────────────────────────────────────────────────────────────────────────────────
+export const MAX_WRITE_BYTES = 65_536;
+/** Bytes queued towards script's stdin that have not drained yet; a write past this waits. */
+export const MAX_STDIN_PENDING_BYTES = 1_048_576;
+/** How long a write may wait for the pipe to drain before it fails. */
+export const STDIN_DRAIN_TIMEOUT_MS = 5_000;
+
+// ── pty_read ─────────────────────────────────────────────────────────────────────────────────
+export const MAX_READ_OFFSET = 10_000;
+export const DEFAULT_READ_LIMIT = 500;
+export const MAX_READ_LIMIT = 2_000;
+export const MAX_LINE_CHARS = 2_000;
+export const MAX_PATTERN_CHARS = 500;
+
+// ── Search workers (grep) ────────────────────────────────────────────────────────────────────
+export const MAX_GREP_WORKERS = 4;
+/** Searches waiting for a worker; one more is refused at once. */
+export const MAX_GREP_QUEUE = 16;
+/** How long a search may wait for a free worker. */
+export const GREP_QUEUE_TIMEOUT_MS = 2_000;
+export const GREP_TIMEOUT_MS = 250;
+export const MAX_GREP_STDOUT_CHARS = 2 * MAX_BUFFER_CHARS;
+export const MAX_GREP_STDERR_CHARS = 2_000;
+
+// ── Process lifecycle ────────────────────────────────────────────────────────────────────────
+/** Between TERM and KILL for the processes of a PTY's session. */
+export const TERMINATE_GRACE_MS = 2_000;
+/** How often the session is re-scanned while waiting for it to empty. */
+export const TERMINATE_POLL_MS = 25;
+/** After the session is empty, how long `script` gets to exit by itself before it is killed. */
+export const SCRIPT_EXIT_BACKSTOP_MS = 1_000;
+/** The whole termination, KILL sweeps included, never takes longer than this. */
+export const TERMINATE_TIMEOUT_MS = 10_000;
+/** How long after spawn we look for script's child (the PTY session leader). */
+export const SESSION_LEADER_LOOKUP_MS = 3_000;
+export const SESSION_LEADER_POLL_MS = 2;
+/** Plugin close (and session deletion) settles everything within this. */
+export const CLOSE_TIMEOUT_MS = 27_000;
+
+// ── Notifications ────────────────────────────────────────────────────────────────────────────
+export const NOTIFY_TIMEOUT_MS = 5_000;
+export const NOTIFY_DESCRIPTION_CHARS = 100;
+export const NOTIFY_LAST_LINE_CHARS = 200;
+/** Exit notifications waiting for delivery across all sessions; older ones are dropped (and logged). */
+export const MAX_PENDING_NOTIFICATIONS = 64;
