@@ -33,6 +33,8 @@ export const MAX_BUFFER_CHARS = 1_000_000;
 export const MAX_RAW_CHARS = MAX_BUFFER_CHARS;
 /** Script's own stderr (its diagnostics, never the command's) kept for error messages. */
 export const MAX_SCRIPT_STDERR_CHARS = 2_000;
+/** Past this many chars a pending escape sequence is abandoned, so an OSC/DCS that never ends can't hide all later output. */
+export const MAX_ESCAPE_SEQUENCE_CHARS = 65_536;
 
 // ── pty_write ────────────────────────────────────────────────────────────────────────────────
 export const MAX_WRITE_BYTES = 65_536;

@@ -1,0 +1,58 @@
+import { closeSync, constants, openSync, readlinkSync } from 'node:fs';
+import { PtyError } from '../errors.js';
+
+/** A directory held open by descriptor so that the path approved is the directory the command runs in. */
+export interface BoundDirectory {
+  readonly fd: number;
+  /** What to pass as `cwd`: the chdir happens in the forked child, through the descriptor. */
+  readonly cwdPath: string;
+  readonly realPath: string;
+  /** Idempotent: closes the descriptor the first time only. */
+  close(): void;
+}
+
+/**
+ * Opens `approvedRealPath` (already resolved with realpath and approved) with O_NOFOLLOW, then checks that
+ * the descriptor really is that directory. A symlink swapped in after approval is refused, not followed:
+ * O_NOFOLLOW fails on it with ENOTDIR (with O_DIRECTORY), and a swapped parent shows in the readlink.
+ */
+export function bindDirectory(approvedRealPath: string): BoundDirectory {
+  let fd: number;
+  try {
+    fd = openSync(approvedRealPath, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new PtyError(
+      'invalid_input',
+      code === 'ENOTDIR' || code === 'ELOOP'
+        ? `workdir ${approvedRealPath} is no longer the directory that was approved (it is now a symlink or not a directory). Nothing was started.`
+        : `workdir ${approvedRealPath} cannot be opened (${code ?? String(err)}). Nothing was started.`,
+    );
+  }
+  let closed = false;
+  const bound: BoundDirectory = {
+    fd,
+    cwdPath: `/proc/self/fd/${fd}`,
+    realPath: approvedRealPath,
+    close() {
+      if (closed) return;
+      closed = true;
+      closeSync(fd);
+    },
+  };
+  let actual: string;
+  try {
+    actual = readlinkSync(bound.cwdPath);
+  } catch (err) {
+    bound.close();
+    throw new PtyError('invalid_input', `workdir ${approvedRealPath} could not be verified (${String(err)}). Nothing was started.`);
+  }
+  if (actual !== approvedRealPath) {
+    bound.close();
+    throw new PtyError(
+      'invalid_input',
+      `workdir ${approvedRealPath} now resolves to ${actual}, not the directory that was approved. Nothing was started.`,
+    );
+  }
+  return bound;
+}

@@ -1,0 +1,22 @@
+import { userInfo } from 'node:os';
+import { WRAPPER_SHELL_PATH } from './system-paths.js';
+
+export const SAFE_PATH = '/usr/local/bin:/usr/bin:/bin';
+export const TERMINAL_TYPE = 'xterm-256color';
+
+/**
+ * The whole environment a PTY gets. Nothing is inherited from the host (its API keys, tokens, proxies):
+ * the user's identity comes from the OS user database, not from the host's possibly altered env.
+ */
+export function fixedEnvironment(): Record<string, string> {
+  const user = userInfo();
+  return {
+    HOME: user.homedir,
+    USER: user.username,
+    LOGNAME: user.username,
+    LANG: 'C.UTF-8',
+    PATH: SAFE_PATH,
+    SHELL: WRAPPER_SHELL_PATH,
+    TERM: TERMINAL_TYPE,
+  };
+}

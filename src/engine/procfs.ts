@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+export interface ProcStat {
+  readonly pid: number;
+  readonly state: string;
+  readonly ppid: number;
+  readonly pgrp: number;
+  readonly sessionId: number;
+  /** Clock ticks after boot: with the pid, it names a process even when the pid is reused. */
+  readonly startTime: number;
+}
+
+/** Parses /proc/PID/stat; the command name may hold spaces and parentheses, so fields count from the last ')'. */
+export function parseStat(pid: number, content: string): ProcStat | undefined {
+  const close = content.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const fields = content.slice(close + 2).split(' ');
+  // After ')': state(3) ppid(4) pgrp(5) session(6) … starttime(22), numbered as in proc(5).
+  const at = (n: number) => Number(fields[n - 3]);
+  const state = fields[0];
+  if (state === undefined) return undefined;
+  return { pid, state, ppid: at(4), pgrp: at(5), sessionId: at(6), startTime: at(22) };
+}
+
+/** undefined when the process is gone (ENOENT/ESRCH are the expected race, nothing else is swallowed). */
+export function readStat(pid: number): ProcStat | undefined {
+  try {
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ESRCH') return undefined;
+    throw err;
+  }
+}
+
+export function allProcesses(): ProcStat[] {
+  const result: ProcStat[] = [];
+  for (const name of readdirSync('/proc')) {
+    const first = name.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    const stat = readStat(Number(name));
+    if (stat) result.push(stat);
+  }
+  return result;
+}
+
+/** How many following pids are probed before a full /proc scan: a fresh child usually got one of them. */
+const NEAR_PID_PROBES = 8;
+
+// /proc/PID/task/TID/children is absent on some kernels here (CONFIG_PROC_CHILDREN), so children are found by ppid.
+export function childrenOf(ppid: number): ProcStat[] {
+  const near: ProcStat[] = [];
+  for (let pid = ppid + 1; pid <= ppid + NEAR_PID_PROBES; pid++) {
+    const stat = readStat(pid);
+    if (stat?.ppid === ppid) near.push(stat);
+  }
+  if (near.length > 0) return near;
+  return allProcesses().filter((p) => p.ppid === ppid);
+}
+
+/** Live (non-zombie) members of a session that started no earlier than `notBefore` (pid-reuse guard). */
+export function sessionMembers(sessionId: number, notBefore: number): ProcStat[] {
+  return allProcesses().filter((p) => p.sessionId === sessionId && p.state !== 'Z' && p.startTime >= notBefore);
+}
+
+export function isAlive(pid: number, startTime: number): boolean {
+  const stat = readStat(pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.startTime === startTime;
+}
+
+/** The terminal device of a process (e.g. /dev/pts/3), read from its stdin. */
+export function terminalOf(pid: number): string | undefined {
+  try {
+    const target = readlinkSync(`/proc/${pid}/fd/0`);
+    return target.startsWith('/dev/pts/') ? target : undefined;
+  } catch {
+    return undefined;
+  }
+}
