@@ -35,12 +35,14 @@ const C1_ST = 0x9c;
 const C1_OSC = 0x9d;
 const C1_PM = 0x9e;
 const C1_APC = 0x9f;
+const REPLACEMENT = '\uFFFD';
 
-/** First capacity of the line's cells; it doubles as a line grows (up to twice the line bound). */
-const INITIAL_LINE_CELLS = 64;
-/** `String.fromCharCode.apply` takes its code units as arguments, so large lines go through in slices. */
+/** What plain text stops at: controls, and surrogates (their pairing is checked one by one). */
+const SPECIAL = /[\x00-\x1f\x7f-\x9f\ud800-\udfff]/g;
+/** First capacity of a line's cells; it doubles as the line grows. */
+const INITIAL_LINE_CELLS = 256;
+/** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
 const DECODE_SLICE = 8_192;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
 const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
@@ -56,22 +58,30 @@ function positiveInteger(name: string, value: number): number {
  *
  * Escape sequences (CSI, OSC, DCS/SOS/PM/APC, two-byte and charset escapes, their 8-bit C1 forms) are removed;
  * the few that only move the cursor inside the current line or erase it (`CSI K`, `CSI G`, `CSI C`, `CSI D`) are
- * applied, because progress output relies on them as much as on `\r`. Everything else that would need a screen
- * (cursor up, scroll regions, alternate screen) cannot be expressed in a line log and is simply dropped.
+ * applied, because progress output relies on them as much as on `\r`. Anything that needs a screen (cursor up,
+ * scroll regions, the alternate screen) cannot be expressed in a line log and is dropped.
  *
- * The current line is a cell array with a cursor, as on a terminal: `\r` and `\b` only move the cursor and later
- * text overwrites in place, so a `\r` at the end of a chunk needs no look-ahead (`\r\n` and `\n` both end the line
- * with the cells as they are). All parser state lives in fields, so any chunk split renders the same.
+ * The current line has a cursor, as on a terminal: `\r` and `\b` only move it and later text overwrites in place,
+ * so a `\r` at the end of a chunk needs no look-ahead (`\r\n` and `\n` both end the line with what it shows).
+ * A line is a plain string while text only appends to it (the common case, no per-char work); the first overwrite
+ * or partial erase turns it into a cell array, so rewriting a long line costs O(what is written), never O(line).
+ *
+ * Every decision depends on the characters alone, never on where chunks split: any split renders the same.
  */
 export class LineRenderer {
   private readonly maxLineChars: number;
   private readonly maxSequenceChars: number;
-  /** Cells may run to twice the line bound before the head is cut, so cutting costs O(1) amortized per char. */
-  private readonly trimAt: number;
 
-  private cells = new Uint16Array(INITIAL_LINE_CELLS);
+  // The current line, in absolute columns. Columns below `base` were cut off a line far longer than the bound.
+  /** The line while it has only been appended to: columns `base..length`. */
+  private text = '';
+  /** The line once something overwrote or partly erased it (until it ends); `text` is unused meanwhile. */
+  private cells: Uint16Array | undefined;
+  private base = 0;
   private length = 0;
   private cursor = 0;
+  /** Longest the line has been; the cut point follows from it alone, so it is the same for any chunking. */
+  private peak = 0;
   private partialCache: string | undefined = '';
 
   private state = State.Ground;
@@ -79,35 +89,50 @@ export class LineRenderer {
   private csiFirstParam = -1;
   private csiInFirstParam = true;
   private csiIgnored = false;
-  /** A high surrogate ending a chunk waits for its low half, so a pair split by the chunking stays one cell group. */
+  /** A high surrogate ending a chunk waits for its low half: a pair split by the chunking is still one character. */
   private pendingHigh = '';
 
   constructor(options: LineRendererOptions = {}) {
     this.maxLineChars = positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS);
     this.maxSequenceChars = positiveInteger('maxSequenceChars', options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS);
-    this.trimAt = 2 * this.maxLineChars;
   }
 
   /** Feeds a chunk; returns the lines it completed, oldest first. */
   push(chunk: string): string[] {
-    const text = this.pendingHigh + chunk;
+    const input = this.pendingHigh + chunk;
     this.pendingHigh = '';
     const completed: string[] = [];
-    for (let i = 0; i < text.length; i++) {
-      const unit = text.charCodeAt(i);
-      if (this.state !== State.Ground && !this.consumeInSequence(unit, completed)) continue;
-      if (isHigh(unit)) {
-        if (i + 1 === text.length) {
-          this.pendingHigh = text[i] ?? '';
-        } else if (isLow(text.charCodeAt(i + 1))) {
-          this.write(unit, text.charCodeAt(i + 1));
-          i++;
-        } else {
-          this.write(unit);
-        }
+    let i = 0;
+    while (i < input.length) {
+      if (this.state !== State.Ground) {
+        // false: the sequence took the char; true: the sequence is over and the char is text, read it again.
+        if (!this.consumeInSequence(input.charCodeAt(i), completed)) i++;
         continue;
       }
-      this.ground(unit, completed);
+      // The bulk of any output is plain text: take it a run at a time, up to the next special unit.
+      SPECIAL.lastIndex = i;
+      const special = SPECIAL.exec(input)?.index ?? input.length;
+      if (special > i) {
+        this.put(input.slice(i, special));
+        i = special;
+        continue;
+      }
+      const unit = input.charCodeAt(i);
+      if (isHigh(unit)) {
+        if (i + 1 === input.length) {
+          this.pendingHigh = input.slice(i);
+        } else if (isLow(input.charCodeAt(i + 1))) {
+          this.put(input.slice(i, i + 2));
+          i++;
+        } else {
+          this.put(REPLACEMENT);
+        }
+      } else if (isLow(unit)) {
+        this.put(REPLACEMENT);
+      } else {
+        this.ground(unit, completed);
+      }
+      i++;
     }
     return completed;
   }
@@ -120,33 +145,28 @@ export class LineRenderer {
 
   /** Length of `partial()` without building it. */
   get partialLength(): number {
-    return this.length - this.visibleStart();
+    return Math.max(this.length - this.visibleStart(), 0);
   }
 
   /** Ends the stream: an unfinished escape sequence is dropped and a non-empty current line is completed. */
   flush(): string[] {
-    const completed: string[] = [];
-    if (this.pendingHigh !== '') {
-      this.write(this.pendingHigh.charCodeAt(0));
-      this.pendingHigh = '';
-    }
+    if (this.pendingHigh !== '') this.put(REPLACEMENT);
+    this.pendingHigh = '';
     this.state = State.Ground;
-    if (this.length > 0) completed.push(this.render());
-    this.clearLine();
+    const completed = this.partialLength > 0 ? [this.partial()] : [];
+    this.newLine();
     return completed;
   }
 
-  /**
-   * One unit while inside an escape sequence. Returns true when the unit must be handled as ground text
-   * (the sequence was abandoned or aborted by it), false when the sequence consumed it.
-   */
+  // ── Escape sequences ───────────────────────────────────────────────────────────────────────
+
   private consumeInSequence(unit: number, completed: string[]): boolean {
     if (++this.sequenceChars > this.maxSequenceChars) {
       this.state = State.Ground;
       return true;
     }
     if (unit === ESC) {
-      // Inside a string this is the start of its `ESC \` terminator; inside anything else it restarts.
+      // Inside a string this starts its `ESC \` terminator; anywhere else it starts over.
       this.enterEscape();
       return false;
     }
@@ -154,18 +174,16 @@ export class LineRenderer {
       this.state = State.Ground;
       return false;
     }
-    switch (this.state) {
-      case State.Osc:
-        if (unit === BEL || unit === C1_ST) this.state = State.Ground;
-        return false;
-      case State.EscapeString:
-        if (unit === C1_ST) this.state = State.Ground;
-        return false;
-      default:
-        break;
+    if (this.state === State.Osc) {
+      if (unit === BEL || unit === C1_ST) this.state = State.Ground;
+      return false;
     }
-    // Escape and CSI states: C0 controls still act (as a VT parser executes them), DEL is ignored,
-    // anything beyond ASCII cannot belong to the sequence, so it ends it and is read as text.
+    if (this.state === State.EscapeString) {
+      if (unit === C1_ST) this.state = State.Ground;
+      return false;
+    }
+    // Escape and CSI: C0 controls still act (a VT parser executes them mid-sequence), DEL is ignored,
+    // and anything past ASCII cannot belong to the sequence, so it ends it and is read as text.
     if (unit === DEL) return false;
     if (unit > DEL) {
       this.state = State.Ground;
@@ -173,21 +191,14 @@ export class LineRenderer {
     }
     if (isC0(unit)) {
       this.control(unit, completed);
-      return false;
+    } else if (this.state === State.Escape) {
+      this.escape(unit);
+    } else if (this.state === State.EscapeIntermediate) {
+      if (unit >= 0x30) this.state = State.Ground;
+    } else {
+      this.csi(unit);
     }
-    switch (this.state) {
-      case State.Escape:
-        this.escape(unit);
-        return false;
-      case State.EscapeIntermediate:
-        if (unit >= 0x30) this.state = State.Ground;
-        return false;
-      case State.Csi:
-        this.csi(unit);
-        return false;
-      default:
-        return false;
-    }
+    return false;
   }
 
   private enterEscape(): void {
@@ -217,7 +228,7 @@ export class LineRenderer {
         this.state = State.EscapeString;
         return;
       default:
-        // `ESC ( B` and friends carry intermediates before their final; `ESC \` and other pairs end here.
+        // `ESC ( B` and friends carry intermediates before their final; `ESC \`, `ESC 7` … end here.
         this.state = unit < 0x30 ? State.EscapeIntermediate : State.Ground;
     }
   }
@@ -226,30 +237,29 @@ export class LineRenderer {
     if (unit >= 0x40) {
       this.state = State.Ground;
       if (!this.csiIgnored) this.dispatchCsi(unit);
-      return;
-    }
-    if (unit >= 0x30 && unit <= 0x39) {
+    } else if (unit >= 0x30 && unit <= 0x39) {
       if (this.csiInFirstParam) this.csiFirstParam = Math.max(this.csiFirstParam, 0) * 10 + (unit - 0x30);
     } else if (unit === 0x3b || unit === 0x3a) {
       this.csiInFirstParam = false;
     } else {
-      // Private markers (`?`, `>` …) and intermediates: not one of the in-line sequences we apply.
+      // Private markers (`?`, `>` …) and intermediates: never one of the in-line sequences applied here.
       this.csiIgnored = true;
     }
   }
 
   private dispatchCsi(final: number): void {
     const param = this.csiFirstParam;
+    // A terminal clamps cursor moves at its right margin; the widest one we allow stands in for it.
     const count = Math.min(Math.max(param, 1), MAX_TERMINAL_DIMENSION);
     switch (final) {
       case 0x4b: // K: erase in line
         this.eraseInLine(Math.max(param, 0));
         return;
-      case 0x47: // G: cursor to column (1-based), never past a column a terminal could have
-        this.cursor = Math.min(count - 1, this.trimAt);
+      case 0x47: // G: cursor to column (1-based)
+        this.cursor = count - 1;
         return;
-      case 0x43: // C: cursor forward
-        this.cursor = Math.min(this.cursor + count, this.trimAt);
+      case 0x43: // C: cursor forward, at most a screen width past the text so padding stays bounded
+        this.cursor = Math.max(this.cursor, Math.min(this.cursor + count, this.length + MAX_TERMINAL_DIMENSION));
         return;
       case 0x44: // D: cursor back
         this.cursor = Math.max(this.cursor - count, 0);
@@ -259,26 +269,32 @@ export class LineRenderer {
     }
   }
 
+  // ── Text and controls ──────────────────────────────────────────────────────────────────────
+
   private ground(unit: number, completed: string[]): void {
-    if (unit === ESC) {
-      this.enterEscape();
-      return;
+    switch (unit) {
+      case ESC:
+        this.enterEscape();
+        return;
+      case C1_CSI:
+        this.enterCsi();
+        this.sequenceChars = 1;
+        return;
+      case C1_OSC:
+        this.state = State.Osc;
+        this.sequenceChars = 1;
+        return;
+      case C1_DCS:
+      case C1_SOS:
+      case C1_PM:
+      case C1_APC:
+        this.state = State.EscapeString;
+        this.sequenceChars = 1;
+        return;
+      default:
+        // Only C0/C1 controls and DEL reach here: plain text is taken a run at a time.
+        this.control(unit, completed);
     }
-    if (unit === C1_CSI) {
-      this.enterCsi();
-      this.sequenceChars = 1;
-      return;
-    }
-    if (unit === C1_OSC || unit === C1_DCS || unit === C1_SOS || unit === C1_PM || unit === C1_APC) {
-      this.state = unit === C1_OSC ? State.Osc : State.EscapeString;
-      this.sequenceChars = 1;
-      return;
-    }
-    if (isC0(unit) || (unit >= DEL && unit < 0xa0)) {
-      this.control(unit, completed);
-      return;
-    }
-    this.write(unit);
   }
 
   /** The controls that act on the line; every other C0/C1 control has no visible effect and is dropped. */
@@ -286,7 +302,7 @@ export class LineRenderer {
     switch (unit) {
       case LF:
         completed.push(this.partial());
-        this.clearLine();
+        this.newLine();
         return;
       case CR:
         this.cursor = 0;
@@ -295,90 +311,156 @@ export class LineRenderer {
         if (this.cursor > 0) this.cursor--;
         return;
       case TAB:
-        this.write(TAB);
+        this.put('\t');
         return;
       default:
         return;
     }
   }
 
-  /** Writes one cell group (a code unit, or a surrogate pair) at the cursor, padding with blanks up to it. */
-  private write(first: number, second?: number): void {
-    const width = second === undefined ? 1 : 2;
-    const at = this.cursor;
-    const end = at + width;
-    this.reserve(end);
-    const cells = this.cells;
-    if (at > this.length) cells.fill(SPACE, this.length, at);
-    // Overwriting half of an earlier pair leaves its other half blank, like a clobbered wide character.
-    if (at < this.length && at > 0 && isLow(cells[at] ?? 0) && isHigh(cells[at - 1] ?? 0)) cells[at - 1] = SPACE;
-    cells[at] = first;
-    if (second !== undefined) cells[at + 1] = second;
-    this.length = Math.max(this.length, end);
-    if (end < this.length && isLow(cells[end] ?? 0) && !isHigh(cells[end - 1] ?? 0)) cells[end] = SPACE;
-    this.cursor = end;
+  // ── The current line ───────────────────────────────────────────────────────────────────────
+
+  /** Writes printable text (surrogate pairs whole) at the cursor. */
+  private put(run: string): void {
     this.partialCache = undefined;
-    if (this.length > this.trimAt) this.trimHead();
+    if (this.cells === undefined && this.cursor >= this.length) {
+      // Appending: the line stays a string. The cursor is at most a screen width past the end, so is the padding.
+      const padding = this.cursor - this.length;
+      this.text += padding > 0 ? ' '.repeat(padding) + run : run;
+      this.length += padding + run.length;
+      this.cursor = this.length;
+    } else {
+      for (let i = 0; i < run.length; i++) {
+        const unit = run.charCodeAt(i);
+        if (isHigh(unit)) {
+          this.writeCell(unit, run.charCodeAt(i + 1));
+          i++;
+        } else {
+          this.writeCell(unit);
+        }
+      }
+    }
+    this.cutHead();
+  }
+
+  private writeCell(first: number, second?: number): void {
+    const at = this.cursor;
+    const end = second === undefined ? at + 1 : at + 2;
+    const base = this.base;
+    const cells = this.reserve(end - base);
+    const padFrom = Math.max(this.length, base);
+    if (at > padFrom) cells.fill(SPACE, padFrom - base, at - base);
+    if (at < base) {
+      // Its columns were cut off; only the part reaching the kept columns shows, as blanks.
+      if (end > base) cells.fill(SPACE, 0, end - base);
+    } else {
+      const index = at - base;
+      // Overwriting half of an earlier pair leaves its other half blank, like a clobbered wide character.
+      if (at < this.length && index > 0 && isLow(cells[index] ?? 0) && isHigh(cells[index - 1] ?? 0)) cells[index - 1] = SPACE;
+      cells[index] = first;
+      if (second !== undefined) cells[index + 1] = second;
+    }
+    this.length = Math.max(this.length, end);
+    const after = end - base;
+    if (end < this.length && after > 0 && isLow(cells[after] ?? 0) && !isHigh(cells[after - 1] ?? 0)) cells[after] = SPACE;
+    this.cursor = end;
   }
 
   private eraseInLine(mode: number): void {
-    const cells = this.cells;
-    if (mode === 0) {
-      if (this.cursor >= this.length) return;
-      this.length = this.cursor;
-      if (this.length > 0 && isHigh(cells[this.length - 1] ?? 0)) cells[this.length - 1] = SPACE;
-    } else if (mode === 1) {
-      if (this.cursor >= this.length - 1) {
-        this.length = 0;
-      } else {
-        cells.fill(SPACE, 0, this.cursor + 1);
-        if (isLow(cells[this.cursor + 1] ?? 0)) cells[this.cursor + 1] = SPACE;
-      }
-    } else if (mode === 2) {
-      // Erased cells are blanks; leaving them virtual (beyond `length`) keeps a shorter rewrite free of trailing spaces.
-      this.length = 0;
-    } else {
+    if (mode > 2) return;
+    this.partialCache = undefined;
+    // Erasing everything (after \r, typically) leaves blanks only, which is an empty line: back to the start.
+    if (mode === 2 || (mode === 1 && this.cursor + 1 >= this.length) || (mode === 0 && this.cursor === 0)) {
+      this.clearCells();
+      // A terminal's cursor is never past its right margin; keeping it close keeps the next write's padding small.
+      this.cursor = Math.min(this.cursor, MAX_TERMINAL_DIMENSION - 1);
       return;
     }
-    this.partialCache = undefined;
+    if (this.cursor >= this.length) return;
+    const cells = this.toCells();
+    const base = this.base;
+    if (mode === 0) {
+      this.length = this.cursor;
+      const last = this.length - base - 1;
+      if (last >= 0 && isHigh(cells[last] ?? 0)) cells[last] = SPACE;
+    } else if (this.cursor >= base) {
+      cells.fill(SPACE, 0, this.cursor - base + 1);
+      if (isLow(cells[this.cursor - base + 1] ?? 0)) cells[this.cursor - base + 1] = SPACE;
+    }
   }
 
-  private reserve(size: number): void {
-    if (size <= this.cells.length) return;
-    let capacity = this.cells.length;
-    while (capacity < size) capacity *= 2;
-    const grown = new Uint16Array(Math.min(capacity, this.trimAt + 2));
-    grown.set(this.cells.subarray(0, this.length));
+  private toCells(): Uint16Array {
+    if (this.cells !== undefined) return this.cells;
+    const text = this.text;
+    const cells = new Uint16Array(Math.max(INITIAL_LINE_CELLS, 2 * text.length));
+    for (let i = 0; i < text.length; i++) cells[i] = text.charCodeAt(i);
+    this.cells = cells;
+    this.text = '';
+    return cells;
+  }
+
+  private reserve(size: number): Uint16Array {
+    const cells = this.toCells();
+    if (size <= cells.length) return cells;
+    const grown = new Uint16Array(Math.max(size, 2 * cells.length));
+    grown.set(cells.subarray(0, Math.max(this.length - this.base, 0)));
     this.cells = grown;
+    return grown;
   }
 
-  /** Keeps the newest `maxLineChars` cells; the cursor moves with the text it points into. */
-  private trimHead(): void {
-    let cut = this.length - this.maxLineChars;
-    if (isLow(this.cells[cut] ?? 0)) cut++;
-    this.cells.copyWithin(0, cut, this.length);
-    this.length -= cut;
-    this.cursor = Math.max(this.cursor - cut, 0);
+  /**
+   * Drops the head of a line far longer than the bound. The cut point is a function of the longest the line has
+   * been, so it is the same however the text arrived; it keeps at least `maxLineChars + 1` and at most twice the
+   * bound (+1) of the newest columns, so cutting costs O(1) amortized per char.
+   */
+  private cutHead(): void {
+    this.peak = Math.max(this.peak, this.length);
+    const max = this.maxLineChars;
+    if (this.peak <= 2 * max) return;
+    const base = Math.floor((this.peak - max - 1) / max) * max;
+    if (base <= this.base) return;
+    const kept = Math.max(this.length - base, 0);
+    if (this.cells === undefined) {
+      this.text = this.text.slice(this.text.length - kept);
+    } else if (kept > 0) {
+      this.cells.copyWithin(0, base - this.base, this.length - this.base);
+    }
+    this.base = base;
+  }
+
+  private newLine(): void {
+    this.cursor = 0;
+    this.cells = undefined;
+    this.clearCells();
+  }
+
+  private clearCells(): void {
+    this.text = '';
+    this.base = 0;
+    this.length = 0;
+    this.peak = 0;
+    this.partialCache = '';
   }
 
   /** Where the visible line starts: within the line bound, and never on the second half of a cut pair. */
   private visibleStart(): number {
-    const start = Math.max(this.length - this.maxLineChars, 0);
-    return start > 0 && isLow(this.cells[start] ?? 0) ? start + 1 : start;
+    const start = Math.max(this.length - this.maxLineChars, this.base);
+    return start < this.length && isLow(this.unitAt(start)) ? start + 1 : start;
+  }
+
+  private unitAt(column: number): number {
+    return this.cells === undefined ? this.text.charCodeAt(column - this.base) : (this.cells[column - this.base] ?? 0);
   }
 
   private render(): string {
+    const start = this.visibleStart();
+    if (start >= this.length) return '';
+    if (this.cells === undefined) return this.text.slice(start - this.base);
     let text = '';
-    for (let from = this.visibleStart(); from < this.length; from += DECODE_SLICE) {
-      const slice = this.cells.subarray(from, Math.min(from + DECODE_SLICE, this.length));
+    for (let from = start - this.base, end = this.length - this.base; from < end; from += DECODE_SLICE) {
+      const slice = this.cells.subarray(from, Math.min(from + DECODE_SLICE, end));
       text += String.fromCharCode.apply(null, slice as unknown as number[]);
     }
-    return text.replace(LONE_SURROGATE, '\uFFFD');
-  }
-
-  private clearLine(): void {
-    this.length = 0;
-    this.cursor = 0;
-    this.partialCache = '';
+    return text;
   }
 }

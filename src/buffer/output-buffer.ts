@@ -1,0 +1,227 @@
+import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_RAW_CHARS } from '../limits.js';
+import { LineRenderer } from './line-renderer.js';
+
+export interface OutputBufferOptions {
+  /** Rendered characters kept, each line counting its length + 1 for its newline. */
+  readonly maxChars?: number;
+  /** Raw (unrendered) characters kept for `raw` reads. */
+  readonly maxRawChars?: number;
+  /** Passed to the renderer: how long an unterminated escape sequence may run before it is abandoned. */
+  readonly maxSequenceChars?: number;
+}
+
+export interface BufferLine {
+  /** Absolute: line 1 is the first line the PTY ever printed, whatever has been dropped since. */
+  readonly lineNumber: number;
+  readonly text: string;
+}
+
+export interface BufferStats {
+  readonly firstLine: number;
+  readonly totalLines: number;
+  readonly retainedLines: number;
+  readonly droppedLines: number;
+  /** Counted as the bound counts them: each retained line's length + 1. */
+  readonly retainedChars: number;
+  readonly rawChars: number;
+  /** Everything ever appended, raw. */
+  readonly totalRawChars: number;
+}
+
+function integerAtLeast(name: string, value: number, min: number): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
+  return value;
+}
+
+/** A power of two, so the ring can wrap with a mask. */
+const INITIAL_RING_CAPACITY = 16;
+
+/** Lines in a circular array: O(1) push and drop at either end, O(1) access by position. */
+class LineRing {
+  private items: (string | undefined)[] = new Array<string | undefined>(INITIAL_RING_CAPACITY);
+  private head = 0;
+  size = 0;
+
+  push(line: string): void {
+    if (this.size === this.items.length) this.resize(this.items.length * 2);
+    this.items[(this.head + this.size) & (this.items.length - 1)] = line;
+    this.size++;
+  }
+
+  shift(): string {
+    const line = this.at(0);
+    this.items[this.head] = undefined;
+    this.head = (this.head + 1) & (this.items.length - 1);
+    this.size--;
+    // Shrinking at a quarter (not a half) keeps a size hovering at a boundary from resizing on every call.
+    if (this.items.length > INITIAL_RING_CAPACITY && this.size < this.items.length / 4) this.resize(this.items.length / 2);
+    return line;
+  }
+
+  at(index: number): string {
+    return this.items[(this.head + index) & (this.items.length - 1)] ?? '';
+  }
+
+  private resize(capacity: number): void {
+    const items = new Array<string | undefined>(capacity);
+    for (let i = 0; i < this.size; i++) items[i] = this.at(i);
+    this.items = items;
+    this.head = 0;
+  }
+}
+
+/**
+ * The newest raw text. Appends concatenate and the head is cut only once the text reaches twice the bound,
+ * so a stream of small chunks costs O(1) amortized per character; reads return exactly the newest `max`.
+ */
+class TextTail {
+  private text = '';
+  total = 0;
+
+  constructor(private readonly max: number) {}
+
+  append(chunk: string): void {
+    this.total += chunk.length;
+    this.text += chunk;
+    if (this.text.length > 2 * this.max) this.text = this.text.slice(-this.max);
+  }
+
+  get length(): number {
+    return Math.min(this.text.length, this.max);
+  }
+
+  read(): string {
+    if (this.text.length <= this.max) return this.text;
+    const tail = this.text.slice(-this.max);
+    // Never start on the second half of a surrogate pair the cut went through.
+    const first = tail.charCodeAt(0);
+    return first >= 0xdc00 && first <= 0xdfff ? tail.slice(1) : tail;
+  }
+}
+
+/**
+ * A PTY's rolling output as the model reads it: rendered lines (see LineRenderer) with absolute line numbers,
+ * bounded to `maxChars`, oldest lines dropped first, plus a bounded raw tail. The unterminated last line is
+ * readable at any time and counts as a line once it is non-empty. Reads cost O(lines read), except the two that
+ * hand out the whole buffer (`searchText`, `rawText`).
+ */
+export class OutputBuffer {
+  private readonly maxChars: number;
+  private readonly renderer: LineRenderer;
+  private readonly lines = new LineRing();
+  private readonly raw: TextTail;
+  /** Chars of the completed retained lines, newlines included. */
+  private completedChars = 0;
+  private dropped = 0;
+
+  constructor(options: OutputBufferOptions = {}) {
+    // Two at least: one character of line plus its newline.
+    this.maxChars = integerAtLeast('maxChars', options.maxChars ?? MAX_BUFFER_CHARS, 2);
+    this.raw = new TextTail(integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1));
+    // A line plus its newline always fits, so one line can never evict itself.
+    this.renderer = new LineRenderer({
+      maxLineChars: this.maxChars - 1,
+      maxSequenceChars: options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS,
+    });
+  }
+
+  append(chunk: string): void {
+    if (chunk === '') return;
+    this.raw.append(chunk);
+    for (const line of this.renderer.push(chunk)) {
+      this.lines.push(line);
+      this.completedChars += line.length + 1;
+      // Evict as lines arrive so a huge chunk never holds more than the bound in the ring.
+      while (this.completedChars > this.maxChars) this.dropOldest();
+    }
+    while (this.lines.size > 0 && this.completedChars + this.partialChars() > this.maxChars) this.dropOldest();
+  }
+
+  /** Absolute number of the oldest retained line (one past the last line when nothing is retained). */
+  get firstLine(): number {
+    return this.dropped + 1;
+  }
+
+  get droppedLines(): number {
+    return this.dropped;
+  }
+
+  get retainedLines(): number {
+    return this.lines.size + (this.hasPartial() ? 1 : 0);
+  }
+
+  /** Every line ever printed, the non-empty unterminated last line included. */
+  get totalLines(): number {
+    return this.dropped + this.retainedLines;
+  }
+
+  /** Up to `limit` lines starting at `offset` (0-based over the retained lines); past the end gives none. */
+  page(offset: number, limit: number): BufferLine[] {
+    integerAtLeast('offset', offset, 0);
+    integerAtLeast('limit', limit, 0);
+    const end = Math.min(this.retainedLines, offset + limit);
+    const page: BufferLine[] = [];
+    for (let index = offset; index < end; index++) page.push({ lineNumber: this.firstLine + index, text: this.lineAt(index) });
+    return page;
+  }
+
+  /** The newest `limit` lines. */
+  tail(limit: number): BufferLine[] {
+    integerAtLeast('limit', limit, 0);
+    return this.page(Math.max(this.retainedLines - limit, 0), limit);
+  }
+
+  /**
+   * Every retained line, each ended by `\n` (so an empty last line is still a line to grep):
+   * grep's 1-based line n is absolute line `firstLine + n - 1`.
+   */
+  searchText(): { text: string; firstLine: number } {
+    const parts: string[] = [];
+    for (let index = 0; index < this.retainedLines; index++) parts.push(this.lineAt(index), '\n');
+    return { text: parts.join(''), firstLine: this.firstLine };
+  }
+
+  /** The newest retained line with anything but whitespace on it. */
+  lastNonBlankLine(): string | undefined {
+    for (let index = this.retainedLines - 1; index >= 0; index--) {
+      const line = this.lineAt(index);
+      if (/\S/.test(line)) return line;
+    }
+    return undefined;
+  }
+
+  /** The newest raw output, escape sequences and carriage returns untouched. */
+  rawText(): string {
+    return this.raw.read();
+  }
+
+  stats(): BufferStats {
+    return {
+      firstLine: this.firstLine,
+      totalLines: this.totalLines,
+      retainedLines: this.retainedLines,
+      droppedLines: this.dropped,
+      retainedChars: this.completedChars + this.partialChars(),
+      rawChars: this.raw.length,
+      totalRawChars: this.raw.total,
+    };
+  }
+
+  private lineAt(index: number): string {
+    return index < this.lines.size ? this.lines.at(index) : this.renderer.partial();
+  }
+
+  private hasPartial(): boolean {
+    return this.renderer.partialLength > 0;
+  }
+
+  private partialChars(): number {
+    const length = this.renderer.partialLength;
+    return length > 0 ? length + 1 : 0;
+  }
+
+  private dropOldest(): void {
+    this.completedChars -= this.lines.shift().length + 1;
+    this.dropped++;
+  }
+}

@@ -1,0 +1,122 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { PtyError } from '../errors.js';
+import { parseGrepOutput } from './grep-output.js';
+import type { GrepMatch } from './grep-request.js';
+
+export interface GrepRunOptions {
+  readonly grepPath: string;
+  readonly timeoutMs: number;
+  readonly maxStdoutChars: number;
+  readonly maxStderrChars: number;
+}
+
+/** One grep process searching one text. */
+export interface GrepRun {
+  /**
+   * Settles only once the process is gone (exit seen, pipes closed), so whoever waits on it knows no grep
+   * is left. Resolves with the complete matching lines; rejects with a PtyError.
+   */
+  readonly done: Promise<GrepMatch[]>;
+  /** SIGKILLs grep; `done` rejects with `reason` unless an earlier reason was recorded (first writer wins). */
+  stop(reason: PtyError): void;
+}
+
+/**
+ * Nothing of the host's environment reaches grep. C.UTF-8 makes `.` and `-i` work on characters rather
+ * than bytes, the same on every machine whatever the host's locale.
+ */
+const GREP_ENVIRONMENT: Readonly<Record<string, string>> = { LC_ALL: 'C.UTF-8', PATH: '/usr/bin:/bin' };
+
+/** Why grep was stopped: an error to report, or its output reaching the bound (then what is complete is kept). */
+type StopReason = PtyError | 'stdout_full';
+
+/**
+ * Runs `grepPath args` with `text` on stdin. Output past `maxStdoutChars` stops grep and keeps the complete
+ * lines so far: a prefix of the matches, as a smaller `-m` would give. stderr past `maxStderrChars` is dropped.
+ */
+export function runGrep(args: readonly string[], text: string, options: GrepRunOptions): GrepRun {
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(options.grepPath, args, { env: GREP_ENVIRONMENT, stdio: ['pipe', 'pipe', 'pipe'] });
+  } catch (err) {
+    return { done: Promise.reject(spawnFailed(options.grepPath, err)), stop: () => {} };
+  }
+
+  let reason: StopReason | undefined;
+  let spawnError: Error | undefined;
+  let exited = false;
+  let stdout = '';
+  let stderr = '';
+
+  const stop = (why: StopReason) => {
+    if (exited) return;
+    reason ??= why;
+    child.kill('SIGKILL');
+  };
+
+  const timer = setTimeout(() => stop(tooExpensive(options.timeoutMs)), options.timeoutMs);
+
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    if (reason === 'stdout_full') return;
+    const room = options.maxStdoutChars - stdout.length;
+    stdout += chunk.length > room ? chunk.slice(0, room) : chunk;
+    if (chunk.length > room) stop('stdout_full');
+  });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    stderr += chunk.slice(0, Math.max(0, options.maxStderrChars - stderr.length));
+  });
+  child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+    // grep -m exits as soon as it has enough matches, closing the pipe under the rest of the text.
+    if (err.code === 'EPIPE') return;
+    stop(new PtyError('search_failed', `sending the text to grep failed (${err.message}); try the search again.`));
+  });
+  child.on('error', (err) => {
+    // Spawn failures arrive here, followed by 'close'; a failed kill arrives here too and changes nothing.
+    if (child.pid === undefined) spawnError ??= err;
+  });
+  child.stdin.end(text, 'utf8');
+
+  const done = new Promise<GrepMatch[]>((resolve, reject) => {
+    child.on('close', (code, signal) => {
+      exited = true;
+      clearTimeout(timer);
+      try {
+        resolve(outcome(code, signal));
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+
+  function outcome(code: number | null, signal: NodeJS.Signals | null): GrepMatch[] {
+    if (spawnError) throw spawnFailed(options.grepPath, spawnError);
+    if (reason instanceof PtyError) throw reason;
+    if (reason === 'stdout_full' || code === 0) return parseGrepOutput(stdout);
+    if (code === 1) return [];
+    if (code === 2) {
+      throw new PtyError(
+        'invalid_input',
+        `grep rejected the pattern: ${stderr.trim() || 'no reason given'}. Fix the regular expression (POSIX extended syntax, as grep -E reads it).`,
+      );
+    }
+    const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
+    throw new PtyError('search_failed', `grep ${how}${stderr.trim() ? `: ${stderr.trim()}` : ''}; try the search again.`);
+  }
+
+  return { done, stop };
+}
+
+function tooExpensive(timeoutMs: number): PtyError {
+  return new PtyError(
+    'pattern_too_expensive',
+    `the pattern was stopped after ${timeoutMs} ms (GREP_TIMEOUT_MS): it is too expensive to match against this output. ` +
+      'Use a simpler pattern: avoid back-references like \\1 and nested repetition like (a+)+, and prefer plain words or anchored literals.',
+  );
+}
+
+function spawnFailed(grepPath: string, err: unknown): PtyError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new PtyError('spawn_failed', `could not start ${grepPath} to search (${message}); GNU grep must be installed at that path.`);
+}

@@ -1,0 +1,243 @@
+import fc from 'fast-check';
+import { LineRenderer, type LineRendererOptions } from '../../src/buffer/line-renderer.js';
+import { MAX_TERMINAL_DIMENSION } from '../../src/limits.js';
+
+/** Completed lines and the partial line after feeding `chunks` in order. */
+function render(chunks: readonly string[], options?: LineRendererOptions): { lines: string[]; partial: string } {
+  const renderer = new LineRenderer(options);
+  const lines = chunks.flatMap((chunk) => renderer.push(chunk));
+  return { lines, partial: renderer.partial() };
+}
+
+const lines = (text: string, options?: LineRendererOptions): string[] => render([text], options).lines;
+
+/** Cuts `text` at the given positions (code units, so surrogate pairs and `\r\n` get split too). */
+function split(text: string, cuts: readonly number[]): string[] {
+  const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+  const chunks: string[] = [];
+  let from = 0;
+  for (const point of points) {
+    chunks.push(text.slice(from, point));
+    from = point;
+  }
+  chunks.push(text.slice(from));
+  return chunks;
+}
+
+describe('LineRenderer', () => {
+  describe('carriage returns and line ends', () => {
+    it('shows only the last state of a progress counter', () => {
+      expect(lines('10%\r50%\r100%\n')).toEqual(['100%']);
+    });
+
+    it('overwrites in place after a lone \\r, keeping what is not overwritten', () => {
+      expect(lines('abcdef\rXY\n')).toEqual(['XYcdef']);
+    });
+
+    it('ends a line at \\r\\n and at a bare \\n', () => {
+      expect(lines('one\r\ntwo\nthree\r\n')).toEqual(['one', 'two', 'three']);
+    });
+
+    it('handles \\r\\n split across chunks', () => {
+      expect(render(['abc\r', '\ndef'])).toEqual({ lines: ['abc'], partial: 'def' });
+    });
+
+    it('shows a line ending in \\r as it is until the next chunk decides', () => {
+      const renderer = new LineRenderer();
+      expect(renderer.push('abc\r')).toEqual([]);
+      expect(renderer.partial()).toBe('abc');
+      expect(renderer.push('X')).toEqual([]);
+      expect(renderer.partial()).toBe('Xbc');
+      expect(renderer.push('\r\n')).toEqual(['Xbc']);
+      expect(renderer.partial()).toBe('');
+    });
+
+    it('keeps empty lines', () => {
+      expect(lines('a\n\n\r\nb\n')).toEqual(['a', '', '', 'b']);
+    });
+
+    it('moves left on backspace but never past column 0', () => {
+      expect(lines('abc\b\bX\n')).toEqual(['aXc']);
+      expect(lines('\b\b\bab\n')).toEqual(['ab']);
+      expect(lines('ab\b\b\b\bc\n')).toEqual(['cb']);
+    });
+
+    it('keeps tabs and drops the other C0 controls', () => {
+      expect(lines('a\tb\x07c\x00d\x0ee\x7ff\n')).toEqual(['a\tbcdef']);
+    });
+  });
+
+  describe('escape sequences', () => {
+    it('removes colors and styles', () => {
+      expect(lines('\x1b[1;31mERROR\x1b[0m: disk \x1b[38;2;255;0;0mfull\x1b[m\n')).toEqual(['ERROR: disk full']);
+    });
+
+    it('removes a CSI split across chunks at every position', () => {
+      const text = 'a\x1b[38;5;196mb\x1b[0mc\n';
+      for (let cut = 0; cut <= text.length; cut++) {
+        expect(render([text.slice(0, cut), text.slice(cut)]).lines).toEqual(['abc']);
+      }
+      expect(render(['x\x1b', '[', '3', '1', 'm', 'y\n']).lines).toEqual(['xy']);
+    });
+
+    it('removes OSC window titles ended by BEL or by ESC \\', () => {
+      expect(lines('\x1b]0;user@host: ~/src\x07$ ls\n')).toEqual(['$ ls']);
+      expect(lines('\x1b]2;title\x1b\\ok\n')).toEqual(['ok']);
+      expect(lines('\x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\\n')).toEqual(['link']);
+    });
+
+    it('removes an OSC split across chunks, terminator included', () => {
+      expect(render(['a\x1b]0;ti', 'tle\x1b', '\\b\n']).lines).toEqual(['ab']);
+    });
+
+    it('removes DCS, SOS, PM and APC strings', () => {
+      expect(lines('a\x1bPq#0;2;0;0;0#0~~@@\x1b\\b\x1bXsos\x1b\\c\x1b^pm\x1b\\d\x1b_Gf=100;AAAA\x1b\\e\n')).toEqual(['abcde']);
+    });
+
+    it('removes two-byte and charset escapes', () => {
+      expect(lines('\x1b(Bok\x1b)0\x1b7x\x1b8\x1bMy\x1b=\x1b>z\n')).toEqual(['okxyz']);
+    });
+
+    it('removes the 8-bit C1 forms of CSI, OSC and string controls', () => {
+      expect(lines('\x9b31mred\x9b0m \x9d0;title\x07a\x9d0;t2\x9cb\x90dcs\x9cc\x85\n')).toEqual(['red abc']);
+    });
+
+    it('removes private-mode and other screen sequences without applying them', () => {
+      expect(lines('\x1b[?25l\x1b[?1049h\x1b[2J\x1b[Hscreen\x1b[1A\x1b[?25h\n')).toEqual(['screen']);
+    });
+
+    it('applies erase-in-line after \\r, as progress bars use it', () => {
+      expect(lines('downloading 50%\r\x1b[Kdone\n')).toEqual(['done']);
+      expect(lines('downloading 50%\x1b[2K\rok\n')).toEqual(['ok']);
+      expect(lines('abcdef\x1b[3D\x1b[1KX\n')).toEqual(['   Xef']);
+    });
+
+    it('applies cursor-to-column and cursor forward/back within the line', () => {
+      expect(lines('spinner |\x1b[1Gspinner /\n')).toEqual(['spinner /']);
+      expect(lines('a\x1b[3Cb\n')).toEqual(['a   b']);
+      expect(lines('abcd\x1b[2DX\n')).toEqual(['abXd']);
+      expect(lines('abc\x1b[GZ\n')).toEqual(['Zbc']);
+    });
+
+    it('abandons an unterminated sequence past the bound and shows what follows', () => {
+      // ESC ] 0 ; and six x's are the 10 chars the sequence may take; the 11th char is text again.
+      const options = { maxSequenceChars: 10 };
+      expect(lines('\x1b]0;' + 'x'.repeat(20) + '\nafter\n', options)).toEqual(['x'.repeat(14), 'after']);
+      const endless = render(['\x1b]0;', 'y'.repeat(70_000), '\nvisible\n']);
+      expect(endless.lines.at(-1)).toBe('visible');
+    });
+
+    it('cancels a sequence on CAN', () => {
+      expect(lines('a\x1b[31\x18b\n')).toEqual(['ab']);
+    });
+  });
+
+  describe('unicode', () => {
+    it('keeps a surrogate pair split across chunks', () => {
+      expect(render(['a\ud83d', '\ude00b\n']).lines).toEqual(['a😀b']);
+      expect(render(['\ud83d', '', '\ude00']).partial).toBe('😀');
+      expect(render(['😀\r\ud83d', '\ude00']).partial).toBe('😀');
+    });
+
+    it('replaces a lone surrogate instead of emitting broken UTF-16', () => {
+      expect(lines('a\udc00b\ud800\n')).toEqual(['a\ufffdb\ufffd']);
+    });
+
+    it('blanks the other half of a pair that is overwritten', () => {
+      expect(lines('😀x\rA\n')).toEqual(['A x']);
+      expect(lines('a😀\rbc\n')).toEqual(['bc ']);
+    });
+  });
+
+  describe('bounds', () => {
+    it('keeps the newest tail of a line longer than the bound', () => {
+      expect(render(['0123456789abc\nxyz0123456789'], { maxLineChars: 5 })).toEqual({ lines: ['89abc'], partial: '56789' });
+    });
+
+    it('reports the partial length without building it', () => {
+      const renderer = new LineRenderer({ maxLineChars: 5 });
+      renderer.push('abc');
+      expect(renderer.partialLength).toBe(3);
+      renderer.push('defghij');
+      expect(renderer.partialLength).toBe(5);
+      expect(renderer.partial()).toBe('fghij');
+    });
+
+    it('rewrites a long line in place (cost is measured by npm run bench, not here)', () => {
+      const renderer = new LineRenderer();
+      renderer.push('#'.repeat(500_000));
+      for (let i = 0; i < 50_000; i++) renderer.push(`\r${i % 10}`);
+      expect(renderer.partial().slice(0, 3)).toBe('9##');
+    });
+
+    it('keeps appending to a rewritten line linear even past the bound', () => {
+      const renderer = new LineRenderer({ maxLineChars: 1_000_000 });
+      renderer.push('x'.repeat(2_500_000) + '\b!');
+      for (let i = 0; i < 100_000; i++) renderer.push('y');
+      expect(renderer.partial()).toBe('x'.repeat(899_999) + '!' + 'y'.repeat(100_000));
+    });
+
+    it('never pads further than a terminal is wide, whatever the cursor did', () => {
+      const renderer = new LineRenderer();
+      renderer.push('z'.repeat(500_000));
+      for (let i = 0; i < 10_000; i++) renderer.push('\x1b[2Kx');
+      expect(renderer.partialLength).toBeLessThanOrEqual(MAX_TERMINAL_DIMENSION + 1);
+      renderer.push('\r\x1b[2K' + '\x1b[999999C'.repeat(5) + 'y');
+      expect(renderer.partial()).toBe(' '.repeat(MAX_TERMINAL_DIMENSION) + 'y');
+      renderer.push('\x1b[99999999G!');
+      expect(renderer.partial()).toBe(' '.repeat(MAX_TERMINAL_DIMENSION - 1) + '!y');
+    });
+
+    it('rejects bounds that are not positive integers', () => {
+      expect(() => new LineRenderer({ maxLineChars: 0 })).toThrow(RangeError);
+      expect(() => new LineRenderer({ maxSequenceChars: 1.5 })).toThrow(RangeError);
+    });
+  });
+
+  describe('flush', () => {
+    it('completes a non-empty last line and drops an unfinished sequence', () => {
+      const renderer = new LineRenderer();
+      renderer.push('last\x1b]0;unfinished');
+      expect(renderer.flush()).toEqual(['last']);
+      expect(renderer.partial()).toBe('');
+      expect(renderer.flush()).toEqual([]);
+      expect(renderer.push('fresh\n')).toEqual(['fresh']);
+    });
+  });
+
+  describe('properties', () => {
+    const piece = fc.oneof(
+      fc.string({ unit: 'binary-ascii', maxLength: 6 }),
+      fc.string({ unit: 'binary', maxLength: 3 }),
+      fc.constantFrom(
+        '\r', '\n', '\r\n', '\b', '\t', '\x1b', '\x1b[', '\x1b]', '\x1bP', '\x1b_', '\x1b(', '\x07', '\x1b\\',
+        '\x9b', '\x9d', '\x9c', '\x18', '1;31m', '0;title', '2K', 'K', '3G', '2C', '4D', '?25l', '😀', '\ud83d', '\ude00',
+      ),
+    );
+    const stream = fc.array(piece, { maxLength: 40 }).map((pieces) => pieces.join(''));
+    const cuts = fc.array(fc.nat(), { maxLength: 12 });
+    const bounds = fc.constantFrom<LineRendererOptions>({}, { maxLineChars: 4, maxSequenceChars: 5 }, { maxLineChars: 1, maxSequenceChars: 1 });
+
+    it('renders any split of the input exactly as the whole input', () => {
+      fc.assert(
+        fc.property(stream, cuts, bounds, (text, at, options) => {
+          expect(render(split(text, at), options)).toEqual(render([text], options));
+        }),
+        { numRuns: 2_000 },
+      );
+    });
+
+    it('round-trips plain text without control characters, however it is split', () => {
+      const plainLine = fc
+        .string({ unit: 'binary' })
+        .map((line) => line.replace(/[\u0000-\u001f\u007f-\u009f]/g, ''));
+      fc.assert(
+        fc.property(fc.array(plainLine, { minLength: 1 }), cuts, (input, at) => {
+          const { lines: completed, partial } = render(split(input.join('\n'), at));
+          expect([...completed, partial]).toEqual(input);
+        }),
+        { numRuns: 1_000 },
+      );
+    });
+  });
+});

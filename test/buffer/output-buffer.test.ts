@@ -1,0 +1,240 @@
+import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
+import { LineRenderer } from '../../src/buffer/line-renderer.js';
+import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import { MAX_BUFFER_CHARS } from '../../src/limits.js';
+
+const texts = (buffer: OutputBuffer): string[] => buffer.page(0, buffer.retainedLines).map((line) => line.text);
+
+/** What the bound counts: every retained line plus its newline. */
+const cost = (buffer: OutputBuffer): number => texts(buffer).reduce((sum, text) => sum + text.length + 1, 0);
+
+describe('OutputBuffer', () => {
+  describe('lines and numbering', () => {
+    it('numbers lines from 1 and includes the partial last line once it is non-empty', () => {
+      const buffer = new OutputBuffer();
+      expect(buffer.totalLines).toBe(0);
+      expect(buffer.tail(5)).toEqual([]);
+      buffer.append('first\nsec');
+      expect(buffer.totalLines).toBe(2);
+      expect(buffer.tail(5)).toEqual([
+        { lineNumber: 1, text: 'first' },
+        { lineNumber: 2, text: 'sec' },
+      ]);
+      buffer.append('ond\n');
+      expect(buffer.totalLines).toBe(2);
+      expect(buffer.tail(1)).toEqual([{ lineNumber: 2, text: 'second' }]);
+    });
+
+    it('renders what it stores (escapes removed, carriage returns resolved)', () => {
+      const buffer = new OutputBuffer();
+      buffer.append('\x1b[32m10%\r');
+      buffer.append('100%\x1b[0m\r');
+      expect(buffer.tail(1)).toEqual([{ lineNumber: 1, text: '100%' }]);
+      buffer.append('\n');
+      expect(texts(buffer)).toEqual(['100%']);
+    });
+
+    it('drops the oldest lines first and keeps absolute numbers', () => {
+      const buffer = new OutputBuffer({ maxChars: 10 });
+      buffer.append('aaa\nbbb\n');
+      expect(buffer.droppedLines).toBe(0);
+      buffer.append('ccc\n');
+      expect(buffer.droppedLines).toBe(1);
+      expect(buffer.firstLine).toBe(2);
+      expect(buffer.page(0, 10)).toEqual([
+        { lineNumber: 2, text: 'bbb' },
+        { lineNumber: 3, text: 'ccc' },
+      ]);
+      buffer.append('dd\neeeeee\n');
+      expect(buffer.page(0, 10)).toEqual([
+        { lineNumber: 4, text: 'dd' },
+        { lineNumber: 5, text: 'eeeeee' },
+      ]);
+      expect(buffer.stats()).toEqual({
+        firstLine: 4,
+        totalLines: 5,
+        retainedLines: 2,
+        droppedLines: 3,
+        retainedChars: 10,
+        rawChars: 22,
+        totalRawChars: 22,
+      });
+    });
+
+    it('counts the growing partial line against the bound', () => {
+      const buffer = new OutputBuffer({ maxChars: 10 });
+      buffer.append('aa\nbb\n');
+      buffer.append('cccc');
+      expect(texts(buffer)).toEqual(['bb', 'cccc']);
+      buffer.append('ccccc');
+      expect(texts(buffer)).toEqual(['ccccccccc']);
+      expect(buffer.firstLine).toBe(3);
+      expect(buffer.totalLines).toBe(3);
+    });
+
+    it('keeps the newest tail of a line longer than the whole bound', () => {
+      const buffer = new OutputBuffer({ maxChars: 10 });
+      buffer.append('old\n');
+      buffer.append('0123456789abcdef\n');
+      expect(buffer.page(0, 5)).toEqual([{ lineNumber: 2, text: '789abcdef' }]);
+      buffer.append('x'.repeat(100));
+      expect(buffer.page(0, 5)).toEqual([{ lineNumber: 3, text: 'x'.repeat(9) }]);
+    });
+
+    it('keeps a huge single line within the default bound', () => {
+      const buffer = new OutputBuffer();
+      const line = 'ab'.repeat(MAX_BUFFER_CHARS) + 'END';
+      buffer.append(line);
+      const [partial] = buffer.tail(1);
+      expect(partial?.text.length).toBe(MAX_BUFFER_CHARS - 1);
+      expect(partial?.text.endsWith('babEND')).toBe(true);
+      expect(buffer.stats().retainedChars).toBe(MAX_BUFFER_CHARS);
+      buffer.append('\nnext\n');
+      expect(buffer.tail(1)).toEqual([{ lineNumber: 2, text: 'next' }]);
+      expect(cost(buffer)).toBeLessThanOrEqual(MAX_BUFFER_CHARS);
+    });
+  });
+
+  describe('page and tail', () => {
+    const buffer = new OutputBuffer();
+    buffer.append('l1\nl2\nl3\nl4');
+
+    it('pages by 0-based offset over the retained lines', () => {
+      expect(buffer.page(1, 2)).toEqual([
+        { lineNumber: 2, text: 'l2' },
+        { lineNumber: 3, text: 'l3' },
+      ]);
+      expect(buffer.page(2, 100).map((line) => line.lineNumber)).toEqual([3, 4]);
+    });
+
+    it('returns nothing past the end or for limit 0', () => {
+      expect(buffer.page(4, 10)).toEqual([]);
+      expect(buffer.page(1_000, 10)).toEqual([]);
+      expect(buffer.page(0, 0)).toEqual([]);
+      expect(buffer.tail(0)).toEqual([]);
+    });
+
+    it('tails at most what is retained', () => {
+      expect(buffer.tail(2).map((line) => line.text)).toEqual(['l3', 'l4']);
+      expect(buffer.tail(100).map((line) => line.lineNumber)).toEqual([1, 2, 3, 4]);
+    });
+
+    it('rejects negative or fractional offsets and limits', () => {
+      expect(() => buffer.page(-1, 1)).toThrow(RangeError);
+      expect(() => buffer.page(0, 1.5)).toThrow(RangeError);
+      expect(() => buffer.tail(-1)).toThrow(RangeError);
+    });
+  });
+
+  describe('searchText', () => {
+    /** Absolute line numbers of matches, as grep reports them through the mapping. */
+    function grep(buffer: OutputBuffer, pattern: string): number[] {
+      const { text, firstLine } = buffer.searchText();
+      const result = spawnSync('grep', ['-n', '-e', pattern], { input: text, encoding: 'utf8' });
+      return result.stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => firstLine + Number(line.slice(0, line.indexOf(':'))) - 1);
+    }
+
+    it('maps grep line numbers to absolute line numbers after drops', () => {
+      const buffer = new OutputBuffer({ maxChars: 40 });
+      for (let i = 1; i <= 30; i++) buffer.append(i % 3 === 0 ? `hit ${i}\n` : `miss\n`);
+      buffer.append('hit partial');
+      const expected = buffer
+        .page(0, buffer.retainedLines)
+        .filter((line) => line.text.includes('hit'))
+        .map((line) => line.lineNumber);
+      expect(expected.length).toBeGreaterThan(1);
+      expect(expected.at(-1)).toBe(31);
+      expect(grep(buffer, 'hit')).toEqual(expected);
+    });
+
+    it('keeps empty lines countable, the last one included', () => {
+      const buffer = new OutputBuffer();
+      buffer.append('a\n\nb\n\n');
+      expect(buffer.searchText()).toEqual({ text: 'a\n\nb\n\n', firstLine: 1 });
+      expect(grep(buffer, '^$')).toEqual([2, 4]);
+    });
+  });
+
+  describe('lastNonBlankLine', () => {
+    it('skips trailing blank lines and prefers a non-blank partial line', () => {
+      const buffer = new OutputBuffer();
+      expect(buffer.lastNonBlankLine()).toBeUndefined();
+      buffer.append('first\nlast words\n  \n\n\t');
+      expect(buffer.lastNonBlankLine()).toBe('last words');
+      buffer.append('$ ');
+      expect(buffer.lastNonBlankLine()).toBe('\t$ ');
+    });
+  });
+
+  describe('raw text', () => {
+    it('keeps the raw tail, escapes and carriage returns untouched', () => {
+      const buffer = new OutputBuffer({ maxRawChars: 8 });
+      buffer.append('\x1b[31mred');
+      expect(buffer.rawText()).toBe('\x1b[31mred');
+      buffer.append('\r\n');
+      expect(buffer.rawText()).toBe('31mred\r\n');
+    });
+
+    it('never holds more than the raw bound, whatever the chunks', () => {
+      fc.assert(
+        fc.property(fc.array(fc.string({ maxLength: 30 })), fc.integer({ min: 1, max: 20 }), (chunks, maxRawChars) => {
+          const buffer = new OutputBuffer({ maxRawChars });
+          let all = '';
+          for (const chunk of chunks) {
+            buffer.append(chunk);
+            all += chunk;
+            expect(buffer.rawText()).toBe(all.slice(-maxRawChars));
+            expect(buffer.stats().rawChars).toBe(Math.min(all.length, maxRawChars));
+          }
+        }),
+      );
+    });
+  });
+
+  describe('bound property', () => {
+    const piece = fc.oneof(
+      fc.string({ maxLength: 25 }),
+      fc.constantFrom('\n', '\r\n', '\r', '\n\n\n', '\x1b[31m', '\x1b]0;t\x07', '\b'),
+    );
+
+    it('never retains more than the bound and keeps exactly the newest lines that fit', () => {
+      fc.assert(
+        fc.property(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 2, max: 30 }), (chunks, maxChars) => {
+          const buffer = new OutputBuffer({ maxChars });
+          // The reference renders everything unbounded (lines cut to the same length) and keeps what fits.
+          const reference = new LineRenderer({ maxLineChars: maxChars - 1 });
+          const all: string[] = [];
+          for (const chunk of chunks) {
+            buffer.append(chunk);
+            all.push(...reference.push(chunk));
+            const partial = reference.partial();
+            const everything = partial === '' ? all : [...all, partial];
+
+            let kept = 0;
+            let chars = 0;
+            while (kept < everything.length && chars + (everything[everything.length - 1 - kept]?.length ?? 0) + 1 <= maxChars) {
+              chars += (everything[everything.length - 1 - kept]?.length ?? 0) + 1;
+              kept++;
+            }
+            expect(cost(buffer)).toBeLessThanOrEqual(maxChars);
+            expect(buffer.stats().retainedChars).toBe(cost(buffer));
+            expect(texts(buffer)).toEqual(everything.slice(everything.length - kept));
+            expect(buffer.totalLines).toBe(everything.length);
+            expect(buffer.firstLine).toBe(everything.length - kept + 1);
+            expect(buffer.tail(1)[0]?.lineNumber ?? buffer.totalLines).toBe(buffer.totalLines);
+          }
+        }),
+        { numRuns: 500 },
+      );
+    });
+  });
+
+  it('rejects bounds too small to hold a line', () => {
+    expect(() => new OutputBuffer({ maxChars: 1 })).toThrow(RangeError);
+    expect(() => new OutputBuffer({ maxRawChars: 0 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,264 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { PtyError } from '../../src/errors.js';
+import { fixedEnvironment } from '../../src/engine/environment.js';
+import { scriptInvocation } from '../../src/engine/script-invocation.js';
+import { SCRIPT_PATH } from '../../src/engine/system-paths.js';
+import { TERMINATE_GRACE_MS } from '../../src/limits.js';
+import { PtyProbe, runToExit } from '../support/pty-probe.js';
+import { childrenOfHost, commOf, isRunning, openFdCount, pidsWithMarker, sleep, waitUntil } from '../support/procs.js';
+
+jest.setTimeout(60_000);
+
+describe('PTY engine with real script processes', () => {
+  it('round-trips output with bare \\n line ends (onlcr off) and a sized terminal', async () => {
+    const { text, exit } = await runToExit({ command: 'sh', args: ['-c', 'printf "a\\nb\\n"; stty size'] });
+    expect(text).toBe('a\nb\n40 120\n');
+    expect(exit.exitCode).toBe(0);
+    const sized = await runToExit({ command: 'stty', args: ['size'], rows: 7, cols: 33 });
+    expect(sized.text).toBe('7 33\n');
+  });
+
+  it('runs in the bound working directory', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'lpty-wd-')));
+    try {
+      expect((await runToExit({ command: 'pwd', workdir: dir })).text).toBe(`${dir}\n`);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  it('feeds stdin to an interactive cat without echo; \\x04 is EOF', async () => {
+    const probe = new PtyProbe({ command: 'cat' });
+    try {
+      expect(await probe.write('hello\n')).toBe(6);
+      await probe.output('hello\n');
+      await sleep(100);
+      expect(probe.text).toBe('hello\n');
+      await probe.write('\x04');
+      expect((await probe.exited()).exitCode).toBe(0);
+    } finally {
+      await probe.dispose();
+    }
+  });
+
+  it('drives a python3 REPL', async () => {
+    const probe = new PtyProbe({ command: 'python3', args: ['-q'] });
+    try {
+      await probe.output('>>> ');
+      await probe.write('print(6 * 7)\n');
+      await probe.output(/42\r?\n/);
+      await probe.write('exit()\n');
+      expect((await probe.exited()).exitCode).toBe(0);
+    } finally {
+      await probe.dispose();
+    }
+  });
+
+  it('passes every byte of every argument unchanged (property)', async () => {
+    const arg = fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => s.replaceAll('\0', ''));
+    const hostile = fc.constantFrom("'", '"', '$(id)', '`id`', '*', '\n', ' ', '\\', "'\\''", '$HOME', '!', ';', '-n', '');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(arg, hostile), { minLength: 1, maxLength: 60 }), async (args) => {
+        const { text, exit } = await runToExit({ command: 'printf', args: ['%s\\0', ...args] });
+        expect(exit.exitCode).toBe(0);
+        expect(text.split('\0').slice(0, -1)).toEqual(args);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('keeps the host environment invisible; identity comes from the user database', async () => {
+    process.env.LOCAL_PTY_TEST_SECRET = 'sk-do-not-leak-4242';
+    try {
+      const { text } = await runToExit({ command: 'env' });
+      expect(text).not.toContain('sk-do-not-leak-4242');
+      const env = Object.fromEntries(
+        text.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
+      const me = userInfo();
+      expect(env).toMatchObject({
+        HOME: me.homedir,
+        USER: me.username,
+        LOGNAME: me.username,
+        LANG: 'C.UTF-8',
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        SHELL: '/bin/sh',
+        TERM: 'xterm-256color',
+      });
+      // Only what the fixed env gives, plus what the shells add themselves (PWD, SHLVL, OLDPWD).
+      expect(Object.keys(env).sort()).toEqual(
+        [...Object.keys(fixedEnvironment()), 'PWD', 'SHLVL'].sort().filter((k) => k in env),
+      );
+      expect(Object.keys(env).filter((k) => !(k in fixedEnvironment()) && !['PWD', 'SHLVL', 'OLDPWD'].includes(k))).toEqual([]);
+    } finally {
+      delete process.env.LOCAL_PTY_TEST_SECRET;
+    }
+  });
+
+  it.each([
+    [['exit 0'], 0, null],
+    [['exit 3'], 3, null],
+    [['exit 255'], 255, null],
+    [['kill -SEGV $$'], 139, 'SIGSEGV'],
+    [['kill -TERM $$'], 143, 'SIGTERM'],
+  ])('reports the exit of sh -c %j as %i (inferred signal %s)', async (args, code, inferred) => {
+    const { exit } = await runToExit({ command: 'sh', args: ['-c', ...args] });
+    expect(exit).toMatchObject({ exitCode: code, signal: null, inferredSignal: inferred });
+  });
+
+  it('reports 127 for a command that does not exist', async () => {
+    const { text, exit } = await runToExit({ command: 'no-such-command-local-pty' });
+    expect(exit.exitCode).toBe(127);
+    expect(text).toContain('not found');
+  });
+
+  it('decodes UTF-8 split across chunks without replacement characters', async () => {
+    const { text } = await runToExit({ command: 'sh', args: ['-c', "printf '\\342'; sleep 0.2; printf '\\202\\254\\n'"] });
+    expect(text).toBe('€\n');
+  });
+
+  it('loses no output that arrives around the exit', async () => {
+    const { text } = await runToExit({ command: 'sh', args: ['-c', 'head -c 3000000 /dev/zero | tr "\\0" a'] });
+    expect(text.length).toBe(3_000_000);
+  });
+
+  it('ends a command that traps TERM and HUP with KILL after the grace period', async () => {
+    const probe = new PtyProbe({ command: 'sh', args: ['-c', 'trap "" TERM HUP INT; echo ready; while :; do sleep 0.05; done'] });
+    try {
+      const handle = await probe.started();
+      await probe.output('ready');
+      const leader = handle.sessionId!;
+      const t0 = Date.now();
+      const report = await new Promise((resolve, reject) => handle.terminate().subscribe({ next: resolve, error: reject }));
+      const took = Date.now() - t0;
+      expect(report).toMatchObject({ escalated: true, scriptKilled: false });
+      expect(took).toBeGreaterThanOrEqual(TERMINATE_GRACE_MS);
+      expect(took).toBeLessThan(TERMINATE_GRACE_MS + 1_500);
+      expect((await probe.exited()).exitCode).toBe(137);
+      expect(isRunning(leader)).toBe(false);
+      expect(isRunning(handle.pid)).toBe(false);
+    } finally {
+      await probe.dispose();
+    }
+  });
+
+  it('ends a set -m background job (own process group) and a grandchild too', async () => {
+    const marker = `${process.pid}${Date.now() % 100000}`;
+    const script = `set -m; sleep 1001.${marker} & sh -c "sleep 1002.${marker} & wait" & echo ready; wait`;
+    const probe = new PtyProbe({ command: 'sh', args: ['-c', script] });
+    try {
+      await probe.output('ready');
+      await waitUntil(() => pidsWithMarker(marker, 'sleep').length === 2, 'the three marked processes run');
+      const handle = await probe.started();
+      const report = await new Promise((resolve) => handle.terminate().subscribe(resolve));
+      expect(report).toMatchObject({ termed: expect.any(Number) });
+      await probe.exited();
+      expect(pidsWithMarker(marker)).toEqual([]);
+    } finally {
+      await probe.dispose();
+    }
+  });
+
+  it('cannot end a process that left the session with setsid (the documented limitation)', async () => {
+    const marker = `${process.pid}${(Date.now() % 100000) + 7}`;
+    const probe = new PtyProbe({ command: 'sh', args: ['-c', `setsid sleep 1003.${marker} & echo ready; sleep 1000`] });
+    try {
+      await probe.output('ready');
+      await waitUntil(() => pidsWithMarker(marker, 'sleep').length === 1, 'the escapee runs');
+      const handle = await probe.started();
+      await new Promise((resolve) => handle.terminate().subscribe(resolve));
+      await probe.exited();
+      const survivors = pidsWithMarker(marker);
+      expect(survivors.map((pid) => commOf(pid))).toEqual(['sleep']);
+      for (const pid of survivors) process.kill(pid, 'SIGKILL');
+      await waitUntil(() => pidsWithMarker(marker).length === 0, 'the test cleaned up its escapee');
+    } finally {
+      await probe.dispose();
+    }
+  });
+
+  it('refuses a workdir swapped for a symlink after approval, and a swapped parent, starting nothing', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'lpty-swap-')));
+    try {
+      const approved = join(root, 'work');
+      mkdirSync(approved);
+      mkdirSync(join(root, 'elsewhere'));
+      renameSync(approved, join(root, 'moved'));
+      symlinkSync(join(root, 'elsewhere'), approved);
+      const before = childrenOfHost().length;
+      const probe = new PtyProbe({ command: 'pwd', workdir: approved });
+      await expect(probe.started()).rejects.toMatchObject({ code: 'invalid_input' });
+      expect(probe.error).toBeInstanceOf(PtyError);
+      expect(childrenOfHost().length).toBe(before);
+
+      mkdirSync(join(root, 'p', 'child'), { recursive: true });
+      mkdirSync(join(root, 'q', 'child'), { recursive: true });
+      const approvedChild = join(root, 'p', 'child');
+      renameSync(join(root, 'p'), join(root, 'p-old'));
+      symlinkSync(join(root, 'q'), join(root, 'p'));
+      const probe2 = new PtyProbe({ command: 'pwd', workdir: approvedChild });
+      await expect(probe2.started()).rejects.toThrow(/resolves to .*q\/child/);
+    } finally {
+      rmSync(root, { recursive: true });
+    }
+  });
+
+  it('leaves no descriptor, zombie or orphan after 200 spawn/kill cycles', async () => {
+    // Warm up lazily created host descriptors (e.g. libuv's signal pipe) before counting.
+    await (await new PtyProbe({ command: 'true' }).exited());
+    await sleep(100);
+    const fdsBefore = openFdCount();
+    const marker = `lpty-cycle-${process.pid}`;
+    for (let batch = 0; batch < 20; batch++) {
+      const probes = Array.from({ length: 10 }, () => new PtyProbe({ command: 'sh', args: ['-c', `echo ${marker}; exec cat`] }));
+      await Promise.all(probes.map((p) => p.output(marker)));
+      await Promise.all(probes.map((p) => p.dispose()));
+    }
+    await waitUntil(() => childrenOfHost().length === 0, 'every child is reaped', 5_000);
+    expect(pidsWithMarker(marker)).toEqual([]);
+    expect(openFdCount()).toBe(fdsBefore);
+  });
+
+  it('shows the command only fds 0, 1, 2 even when the host inherited a descriptor without close-on-exec', async () => {
+    const run = (file: string, args: readonly string[]) =>
+      new Promise<string>((resolve, reject) => {
+        // fd 3 of the stand-in host is a pipe it inherited without CLOEXEC, as from a careless parent.
+        const host = spawn(process.execPath, [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ file, args, env: fixedEnvironment() })], {
+          stdio: ['ignore', 'pipe', 'ignore', 'pipe'],
+        });
+        let out = '';
+        host.stdout!.on('data', (d) => (out += d));
+        host.on('close', () => resolve(out));
+        host.on('error', reject);
+      });
+    const listFds = ['sh', ['-c', 'ls /proc/$$/fd | sort -n | tr "\\n" " "']] as const;
+    const inv = scriptInvocation(listFds[0], listFds[1], 40, 120);
+    expect((await run(inv.file, inv.args)).trim()).toBe('0 1 2');
+    // The control: the same command under script alone does see the inherited descriptor.
+    const plain = await run(SCRIPT_PATH, ['-q', '-e', '-E', 'never', '-c', `exec sh -c 'ls /proc/$$/fd | sort -n | tr "\\n" " "'`, '/dev/null']);
+    expect(plain.trim().split(' ')).toContain('3');
+  });
+
+  it('ends the PTY when the host process is SIGKILLed (pdeathsig)', async () => {
+    const marker = `${process.pid}${(Date.now() % 100000) + 11}`;
+    const inv = scriptInvocation('sleep', [`1004.${marker}`], 40, 120);
+    const host = spawn(process.execPath, [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ ...inv, env: fixedEnvironment() })], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let err = '';
+      host.stderr!.on('data', (d) => (err += d));
+      await waitUntil(() => /pid \d+/.test(err) && pidsWithMarker(marker, 'sleep').length === 1, 'the PTY command runs');
+      const scriptPid = Number(/pid (\d+)/.exec(err)![1]);
+      host.kill('SIGKILL');
+      await waitUntil(() => !isRunning(scriptPid) && pidsWithMarker(marker).length === 0, 'script and its command die with the host', 5_000);
+    } finally {
+      host.kill('SIGKILL');
+      for (const pid of pidsWithMarker(marker)) process.kill(pid, 'SIGKILL');
+    }
+  });
+});

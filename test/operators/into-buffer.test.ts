@@ -1,0 +1,91 @@
+import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import { intoBuffer } from '../../src/operators/into-buffer.js';
+import { testScheduler } from '../support/marbles.js';
+
+type Event = { readonly type: 'output'; readonly text: string } | { readonly type: 'exit'; readonly code: number };
+
+const events: Record<string, Event> = {
+  a: { type: 'output', text: 'hello ' },
+  b: { type: 'output', text: 'world\n' },
+  c: { type: 'output', text: 'bye\n' },
+  e: { type: 'output', text: '' },
+  x: { type: 'exit', code: 0 },
+};
+
+const pickOutput = (event: Event): string | undefined => (event.type === 'output' ? event.text : undefined);
+
+/** Records appends so the test can see exactly what reached the sink, and when. */
+function recordingSink() {
+  const appended: string[] = [];
+  return { appended, append: (text: string) => void appended.push(text) };
+}
+
+describe('intoBuffer', () => {
+  it('appends each output text and passes every event through unchanged', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const buffer = new OutputBuffer();
+      const source = cold('-a-b-x|', events);
+      expectObservable(source.pipe(intoBuffer(buffer, pickOutput))).toBe('-a-b-x|', events);
+      expectSubscriptions(source.subscriptions).toBe('^-----!');
+      scheduler.flush();
+      expect(buffer.tail(5)).toEqual([{ lineNumber: 1, text: 'hello world' }]);
+    });
+  });
+
+  it('appends at the moment each event passes, and skips events without output or with empty output', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const sink = recordingSink();
+      const seen: string[][] = [];
+      const source = cold('-a-e-x-c|', events);
+      const result = source.pipe(intoBuffer(sink, pickOutput));
+      // Each event must find its own text already appended, and nothing later.
+      result.subscribe(() => seen.push([...sink.appended]));
+      expectSubscriptions(source.subscriptions).toBe('^-------!');
+      scheduler.flush();
+      expect(sink.appended).toEqual(['hello ', 'bye\n']);
+      expect(seen).toEqual([['hello '], ['hello '], ['hello '], ['hello ', 'bye\n']]);
+    });
+  });
+
+  it('propagates unsubscription of the result to the source, appending nothing after it', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      const sink = recordingSink();
+      const source = hot('-a-b-c-x-|', events);
+      expectObservable(source.pipe(intoBuffer(sink, pickOutput)), '^---!').toBe('-a-b-', events);
+      expectSubscriptions(source.subscriptions).toBe('^---!');
+      scheduler.flush();
+      expect(sink.appended).toEqual(['hello ', 'world\n']);
+    });
+  });
+
+  it('passes an error through after appending what came before it', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const sink = recordingSink();
+      const failure = new Error('pty read failed');
+      const source = cold('-a-#', events, failure);
+      expectObservable(source.pipe(intoBuffer(sink, pickOutput))).toBe('-a-#', events, failure);
+      expectSubscriptions(source.subscriptions).toBe('^--!');
+      scheduler.flush();
+      expect(sink.appended).toEqual(['hello ']);
+    });
+  });
+
+  it('errors, and unsubscribes from the source, when the sink throws', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const failure = new Error('sink full');
+      const sink = {
+        append: (text: string) => {
+          if (text === 'world\n') throw failure;
+        },
+      };
+      const source = cold('-a-b-c|', events);
+      expectObservable(source.pipe(intoBuffer(sink, pickOutput))).toBe('-a-#', events, failure);
+      expectSubscriptions(source.subscriptions).toBe('^--!');
+    });
+  });
+});

@@ -1,0 +1,91 @@
+import type { Subscription } from 'rxjs';
+import { Reaper } from '../../src/engine/reaper.js';
+import { ptyProcess$, type PtyEvent, type PtyHandle, type PtySpec } from '../../src/streams/pty-process.js';
+
+export type ExitEvent = Extract<PtyEvent, { kind: 'exit' }>;
+
+/** Drives one real PTY in a test: collects output, waits for text or exit with a timeout. */
+export class PtyProbe {
+  text = '';
+  exit: ExitEvent | undefined;
+  error: unknown;
+  handle: PtyHandle | undefined;
+  private readonly subscription: Subscription;
+  private waiters: Array<() => void> = [];
+
+  constructor(spec: Partial<PtySpec> & { command: string }, readonly reaper = new Reaper()) {
+    this.subscription = ptyProcess$(
+      { args: [], workdir: '/tmp', rows: 40, cols: 120, ...spec },
+      { reaper },
+    ).subscribe({
+      next: (e) => {
+        if (e.kind === 'started') this.handle = e.handle;
+        else if (e.kind === 'output') this.text += e.text;
+        else this.exit = e;
+        this.wake();
+      },
+      error: (err) => {
+        this.error = err;
+        this.wake();
+      },
+    });
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  until<T>(check: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; output so far: ${JSON.stringify(this.text.slice(-500))}`)), timeoutMs);
+      const test = () => {
+        if (this.error !== undefined) {
+          clearTimeout(timer);
+          reject(this.error);
+          return;
+        }
+        const value = check();
+        if (value !== undefined) {
+          clearTimeout(timer);
+          resolve(value);
+        } else this.waiters.push(test);
+      };
+      test();
+    });
+  }
+
+  started(): Promise<PtyHandle> {
+    return this.until(() => this.handle, 'start');
+  }
+
+  output(pattern: RegExp | string, timeoutMs?: number): Promise<string> {
+    const matches = () => (typeof pattern === 'string' ? this.text.includes(pattern) : pattern.test(this.text));
+    return this.until(() => (matches() ? this.text : undefined), `output ${String(pattern)}`, timeoutMs);
+  }
+
+  exited(timeoutMs?: number): Promise<ExitEvent> {
+    return this.until(() => this.exit, 'exit', timeoutMs);
+  }
+
+  async write(text: string): Promise<number> {
+    const handle = await this.started();
+    return handle.write(Buffer.from(text, 'utf8'));
+  }
+
+  /** Unsubscribes (which terminates a running PTY) and waits for the termination to finish. */
+  async dispose(): Promise<void> {
+    this.subscription.unsubscribe();
+    await this.reaper.drain();
+  }
+}
+
+/** Runs a command to its end and returns its output and exit. */
+export async function runToExit(spec: Partial<PtySpec> & { command: string }, timeoutMs = 10_000): Promise<{ text: string; exit: ExitEvent }> {
+  const probe = new PtyProbe(spec);
+  try {
+    const exit = await probe.exited(timeoutMs);
+    return { text: probe.text, exit };
+  } finally {
+    await probe.dispose();
+  }
+}
