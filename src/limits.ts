@@ -81,3 +81,16 @@ export const NOTIFY_DESCRIPTION_CHARS = 100;
 export const NOTIFY_LAST_LINE_CHARS = 200;
 /** Exit notifications waiting for delivery across all sessions; older ones are dropped (and logged). */
 export const MAX_PENDING_NOTIFICATIONS = 64;
+
+// ── Terminal mode probe (pty_write of a long line) ──────────────────────────────────────────
+export const STTY_PROBE_TIMEOUT_MS = 1_000;
+
+// ── Registry gates ───────────────────────────────────────────────────────────────────────────
+/** Deleted owner sessions remembered to refuse late spawns; the oldest is forgotten first. */
+export const MAX_REMEMBERED_DELETED_OWNERS = 1_024;
+/** Tool operations (spawn/write/read/kill) under way at once per owner session; more are refused. */
+export const MAX_INFLIGHT_PER_OWNER = 32;
+/** Busy sessions the host adapter tracks (to choose between queueing and waking); the oldest is forgotten. */
+export const MAX_TRACKED_BUSY_SESSIONS = 1_024;
+/** Recent messages read to find the agent and model a woken session must keep. */
+export const WAKE_LOOKUP_MESSAGES = 20;

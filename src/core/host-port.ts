@@ -1,0 +1,46 @@
+import type { Observable } from 'rxjs';
+
+/** What the user is asked before a PTY action; the adapters map it onto their host's permission API. */
+export interface PermissionRequest {
+  /** The host's permission key: `bash` for running and driving commands, `external_directory` for a workdir. */
+  readonly permission: 'bash' | 'external_directory';
+  /** What the user's rules are matched against (the exact single-quoted command line, the visible bytes, …). */
+  readonly patterns: readonly string[];
+  readonly title: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** One tool call, as the core sees it: who calls, and how to ask that caller's user. */
+export interface CallContext {
+  readonly sessionID: string;
+  /** Resolves when allowed; rejects (any error) when the user or their rules say no. */
+  ask(request: PermissionRequest): Promise<void>;
+  /** Aborted by the host when the tool call is cancelled. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ExitNotification {
+  readonly sessionID: string;
+  /** `PTY exited: <description>` */
+  readonly label: string;
+  /** The JSON envelope, as text, that the model reads. */
+  readonly text: string;
+  readonly envelope: Readonly<Record<string, unknown>>;
+}
+
+export interface Logger {
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+  error(message: string, extra?: Record<string, unknown>): void;
+}
+
+/** Everything the core needs from a host; it knows nothing else of OpenCode. */
+export interface HostPort {
+  /** Puts a message into the owner session (waking it if idle, keeping its agent and model). */
+  notify(notification: ExitNotification, signal: AbortSignal): Promise<void>;
+  /** IDs of deleted sessions. Completes or never emits when the host has no such events. */
+  readonly sessionDeleted$: Observable<string>;
+  readonly log: Logger;
+}
+
+export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };

@@ -1,0 +1,348 @@
+import { ReplaySubject, Subject, Subscription, takeUntil } from 'rxjs';
+import { match } from 'ts-pattern';
+import { PtyError } from '../errors.js';
+import { checkCommandBounds } from '../engine/command-bounds.js';
+import { Reaper } from '../engine/reaper.js';
+import { shellCommandLine } from '../engine/shell-quote.js';
+import {
+  CLOSE_TIMEOUT_MS,
+  DEFAULT_COLS,
+  DEFAULT_READ_LIMIT,
+  DEFAULT_ROWS,
+  MAX_PENDING_NOTIFICATIONS,
+  MAX_REMEMBERED_DELETED_OWNERS,
+  MAX_SESSIONS,
+  NOTIFY_TIMEOUT_MS,
+} from '../limits.js';
+import { deliverBounded } from '../operators/deliver-bounded.js';
+import { abortable, InFlight } from '../registry/inflight.js';
+import { Registry, type RegistryLimits } from '../registry/reservations.js';
+import { GrepPool } from '../search/grep-pool.js';
+import { formatBytesVisibly, decodeEscapes } from '../tools/escape-decode.js';
+import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../tools/schemas.js';
+import { describePty, exitEnvelope, exitLabel } from './envelopes.js';
+import type { CallContext, ExitNotification, HostPort } from './host-port.js';
+import { PtySession } from './pty-session.js';
+import { viewLines } from './read-view.js';
+import { recheckWorkdir, resolveWorkdir } from './workdir.js';
+import type { ptyProcess$ } from '../streams/pty-process.js';
+
+export interface LocalPtyOptions {
+  /** The project directory: the default workdir, and the boundary of external_directory. */
+  readonly projectDir: string;
+  readonly host: HostPort;
+  readonly limits?: RegistryLimits;
+  /** Tests swap the process stream for a fake. */
+  readonly spawn?: typeof ptyProcess$;
+  readonly grepPool?: GrepPool;
+}
+
+/**
+ * The core of local-pty: five operations for the model, owner-scoped, gated by plugin close and owner
+ * deletion, with every pending operation settled on close. Knows nothing of OpenCode: a host adapter calls it.
+ */
+export class LocalPty {
+  private readonly registry: Registry<PtySession>;
+  private readonly inflight = new InFlight();
+  private readonly reaper = new Reaper();
+  private readonly grep: GrepPool;
+  private readonly close$ = new ReplaySubject<void>(1);
+  private readonly ownerDeleted$ = new Subject<string>();
+  private readonly notifications$ = new Subject<ExitNotification>();
+  private readonly deletedOwners = new Set<string>();
+  private readonly subscriptions = new Subscription();
+  private pendingNotifications = 0;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: LocalPtyOptions) {
+    this.registry = new Registry<PtySession>(options.limits, (id) => options.host.log.info('evicted ended PTY', { id }));
+    this.grep = options.grepPool ?? new GrepPool();
+    const { host } = options;
+    this.subscriptions.add(
+      this.notifications$
+        .pipe(
+          deliverBounded((n, signal) => host.notify(n, signal), { timeoutMs: NOTIFY_TIMEOUT_MS, concurrency: MAX_SESSIONS }),
+          takeUntil(this.close$),
+        )
+        .subscribe((outcome) => {
+          this.pendingNotifications--;
+          match(outcome)
+            .with({ kind: 'delivered' }, () => undefined)
+            .with({ kind: 'failed' }, ({ item, error }) =>
+              host.log.warn('exit notification not delivered', { session: item.sessionID, label: item.label, error: String(error) }),
+            )
+            .exhaustive();
+        }),
+    );
+    this.subscriptions.add(
+      host.sessionDeleted$.pipe(takeUntil(this.close$)).subscribe({
+        next: (sessionID) => void this.deleteOwner(sessionID),
+        error: (err: unknown) => host.log.error('session event stream failed', { error: String(err) }),
+      }),
+    );
+  }
+
+  // ── pty_spawn ──────────────────────────────────────────────────────────────────────────────
+  spawn(ctx: CallContext, input: SpawnInput): Promise<ReturnType<typeof describePty>> {
+    const args = input.args ?? [];
+    checkCommandBounds(input.command, args);
+    const owner = ctx.sessionID;
+    this.gate(owner);
+    // Synchronous, before the first await: racing spawns cannot overshoot the limits.
+    const reservation = this.registry.reserve(owner);
+    return this.inflight
+      .run(owner, async (signal) => {
+        const stop = anySignal(signal, ctx.signal);
+        const workdir = await resolveWorkdir(input.workdir, this.options.projectDir);
+        const commandLine = shellCommandLine(input.command, args);
+        if (workdir.external) {
+          await abortable(
+            ctx.ask({
+              permission: 'external_directory',
+              patterns: [`${workdir.realPath}/*`],
+              title: `Run a PTY in ${workdir.realPath}, outside the project`,
+              metadata: { directory: workdir.realPath, command: commandLine },
+            }),
+            stop,
+          );
+        }
+        await abortable(
+          ctx.ask({
+            permission: 'bash',
+            patterns: [commandLine],
+            title: `Start PTY: ${commandLine}`,
+            metadata: { command: commandLine, workdir: workdir.realPath, description: input.description, tool: 'pty_spawn' },
+          }),
+          stop,
+        );
+        // Recheck after approval: the world may have moved while the user read the prompt.
+        stop.throwIfAborted();
+        this.gate(owner);
+        await recheckWorkdir(workdir.realPath);
+        stop.throwIfAborted();
+        this.gate(owner);
+        const session = new PtySession(
+          {
+            id: reservation.id,
+            owner,
+            title: input.title ?? input.description,
+            description: input.description,
+            command: input.command,
+            args,
+            workdir: workdir.realPath,
+            createdAt: new Date().toISOString(),
+            timeoutSeconds: input.timeoutSeconds ?? null,
+            notifyOnExit: input.notifyOnExit ?? false,
+          },
+          { command: input.command, args, workdir: workdir.realPath, rows: input.rows ?? DEFAULT_ROWS, cols: input.cols ?? DEFAULT_COLS },
+          {
+            reaper: this.reaper,
+            close$: this.close$,
+            ownerDeleted$: this.ownerDeleted$,
+            onExit: (s) => this.onExit(s),
+            ...(this.options.spawn ? { spawn: this.options.spawn } : {}),
+          },
+        );
+        reservation.commit(session);
+        try {
+          await session.start();
+          this.gate(owner);
+          stop.throwIfAborted();
+        } catch (err) {
+          // A process that did start is ended; one that never started leaves nothing to read.
+          await session.stop('kill');
+          if (session.pid === null || this.closing || this.deletedOwners.has(owner)) this.registry.remove(session.info.id);
+          throw err;
+        }
+        return describePty(session);
+      })
+      .finally(() => reservation.release());
+  }
+
+  // ── pty_write ──────────────────────────────────────────────────────────────────────────────
+  write(ctx: CallContext, input: WriteInput) {
+    const bytes = decodeEscapes(input.data);
+    const owner = ctx.sessionID;
+    this.gate(owner);
+    const session = this.runningSession(owner, input.id);
+    const visible = formatBytesVisibly(bytes);
+    return this.inflight.run(owner, async (signal) => {
+      const stop = anySignal(signal, ctx.signal);
+      await abortable(
+        ctx.ask({
+          permission: 'bash',
+          patterns: [visible],
+          title: `Type into ${input.id} (${session.info.command}): ${visible}`,
+          metadata: { id: input.id, command: shellCommandLine(session.info.command, session.info.args), bytes: visible, byteCount: bytes.length, tool: 'pty_write' },
+        }),
+        stop,
+      );
+      stop.throwIfAborted();
+      this.gate(owner);
+      this.runningSession(owner, input.id);
+      const written = await session.write(bytes);
+      return { id: input.id, bytesWritten: written, status: session.status };
+    });
+  }
+
+  // ── pty_read ───────────────────────────────────────────────────────────────────────────────
+  async read(ctx: CallContext, input: ReadInput) {
+    const owner = ctx.sessionID;
+    this.gate(owner);
+    const session = this.registry.get(owner, input.id);
+    const { buffer } = session;
+    const limit = input.limit ?? DEFAULT_READ_LIMIT;
+    const base = {
+      id: input.id,
+      status: session.status,
+      exitCode: session.exitCode,
+      totalLines: buffer.totalLines,
+      firstLine: buffer.firstLine,
+      droppedLines: buffer.droppedLines,
+      retainedLines: buffer.retainedLines,
+    };
+    if (input.pattern !== undefined) {
+      if (input.offset !== undefined || input.tail || input.raw) {
+        throw new PtyError('invalid_input', 'pty_read: pattern searches all retained lines; it cannot be combined with offset, tail or raw.');
+      }
+      const { text, firstLine } = buffer.searchText();
+      const matches = await this.inflight.run(owner, (signal) =>
+        this.grep.search({ text, pattern: input.pattern!, ignoreCase: input.ignoreCase ?? false, maxMatches: limit, signal: anySignal(signal, ctx.signal) }),
+      );
+      const lines = viewLines(matches.map((m) => ({ lineNumber: firstLine + m.lineNumber - 1, text: m.text })));
+      return { ...base, pattern: input.pattern, ignoreCase: input.ignoreCase ?? false, matches: lines.length, limitReached: lines.length >= limit, lines };
+    }
+    if (input.ignoreCase !== undefined) {
+      throw new PtyError('invalid_input', 'pty_read: ignoreCase only applies with pattern.');
+    }
+    if (input.tail && input.offset !== undefined) {
+      throw new PtyError('invalid_input', 'pty_read: give either offset (page from the start) or tail (the newest lines), not both.');
+    }
+    if (input.raw) {
+      const rawLines = buffer.rawText().split('\n');
+      const start = input.tail ? Math.max(0, rawLines.length - limit) : Math.min(input.offset ?? 0, rawLines.length);
+      const slice = rawLines.slice(start, start + limit);
+      const end = start + slice.length;
+      return { ...base, raw: true, rawLines: rawLines.length, offset: start, returned: slice.length, text: slice.join('\n'), hasMore: end < rawLines.length, nextOffset: end < rawLines.length ? end : null };
+    }
+    const retained = buffer.retainedLines;
+    const page = input.tail ? buffer.tail(limit) : buffer.page(input.offset ?? 0, limit);
+    const offset = input.tail ? retained - page.length : Math.min(input.offset ?? 0, retained);
+    const end = offset + page.length;
+    return { ...base, offset, returned: page.length, lines: viewLines(page), hasMore: end < retained, nextOffset: end < retained ? end : null };
+  }
+
+  // ── pty_list ───────────────────────────────────────────────────────────────────────────────
+  list(ctx: CallContext) {
+    this.gate(ctx.sessionID);
+    return { ptys: this.registry.ownedBy(ctx.sessionID).map(describePty) };
+  }
+
+  // ── pty_kill ───────────────────────────────────────────────────────────────────────────────
+  kill(ctx: CallContext, input: KillInput) {
+    const owner = ctx.sessionID;
+    this.gate(owner);
+    const session = this.registry.get(owner, input.id);
+    const commandLine = shellCommandLine(session.info.command, session.info.args);
+    return this.inflight.run(owner, async (signal) => {
+      if (session.running) {
+        await abortable(
+          ctx.ask({
+            permission: 'bash',
+            patterns: [`kill ${commandLine}`],
+            title: `End PTY ${input.id}: ${commandLine}`,
+            metadata: { id: input.id, command: commandLine, cleanup: input.cleanup ?? false, tool: 'pty_kill' },
+          }),
+          anySignal(signal, ctx.signal),
+        );
+        this.gate(owner);
+        this.registry.get(owner, input.id);
+        await session.stop('kill');
+      }
+      if (input.cleanup) this.registry.remove(input.id);
+      return { ...describePty(session), removed: input.cleanup ?? false };
+    });
+  }
+
+  // ── owner deletion and close ───────────────────────────────────────────────────────────────
+  /** The owner session is gone: refuse its new work, abort what is in flight, end and drop its PTYs. */
+  async deleteOwner(owner: string): Promise<void> {
+    this.rememberDeleted(owner);
+    this.ownerDeleted$.next(owner);
+    await this.inflight.abortOwner(owner, new PtyError('owner_deleted', 'the session that owns this PTY was deleted.'));
+    const sessions = this.registry.ownedBy(owner);
+    await Promise.all(sessions.map((s) => s.stop('owner-deleted')));
+    for (const s of sessions) this.registry.remove(s.info.id);
+  }
+
+  /** Closes the plugin: gates everything, ends every PTY and settles every pending operation, bounded. */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  get stats() {
+    return { ptys: this.registry.total(), inflight: this.inflight.size, terminating: this.reaper.size, pendingNotifications: this.pendingNotifications };
+  }
+
+  private async closeOnce(): Promise<void> {
+    const { log } = this.options.host;
+    this.close$.next();
+    this.close$.complete();
+    const work = (async () => {
+      await this.inflight.abortEverything(new PtyError('closing', 'local-pty is closing.'));
+      const sessions = this.registry.all();
+      await Promise.all(sessions.map((s) => s.stop('close')));
+      await this.reaper.drain();
+      await this.grep.close();
+      for (const s of sessions) this.registry.remove(s.info.id);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)));
+    const outcome = await Promise.race([work.then(() => 'done' as const), bound]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') log.error(`close did not finish within ${CLOSE_TIMEOUT_MS} ms`, { ...this.stats });
+    this.subscriptions.unsubscribe();
+    this.notifications$.complete();
+    this.ownerDeleted$.complete();
+  }
+
+  private onExit(session: PtySession): void {
+    const owner = session.info.owner;
+    if (!session.info.notifyOnExit || this.closing || this.deletedOwners.has(owner)) return;
+    if (this.pendingNotifications >= MAX_PENDING_NOTIFICATIONS) {
+      this.options.host.log.warn('exit notification dropped: too many pending', { id: session.info.id, limit: MAX_PENDING_NOTIFICATIONS });
+      return;
+    }
+    this.pendingNotifications++;
+    const envelope = exitEnvelope(session);
+    this.notifications$.next({ sessionID: owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
+  }
+
+  private gate(owner: string): void {
+    if (this.closing) throw new PtyError('closing', 'local-pty is closing; no PTY operations are accepted.');
+    if (this.deletedOwners.has(owner)) throw new PtyError('owner_deleted', 'this session was deleted; its PTYs are gone.');
+  }
+
+  private runningSession(owner: string, id: string): PtySession {
+    const session = this.registry.get(owner, id);
+    if (!session.running) {
+      throw new PtyError('not_running', `${id} has ${session.status}${session.exitCode === null ? '' : ` with exit code ${session.exitCode}`}; it takes no input. pty_read still shows its output.`);
+    }
+    return session;
+  }
+
+  private rememberDeleted(owner: string): void {
+    this.deletedOwners.add(owner);
+    if (this.deletedOwners.size > MAX_REMEMBERED_DELETED_OWNERS) {
+      const oldest = this.deletedOwners.values().next().value;
+      if (oldest !== undefined) this.deletedOwners.delete(oldest);
+    }
+  }
+}
+
+/** One signal that aborts when either does (the tool call's own, or our owner/close abort). */
+function anySignal(ours: AbortSignal, theirs: AbortSignal | undefined): AbortSignal {
+  return theirs === undefined ? ours : AbortSignal.any([ours, theirs]);
+}
+

@@ -1,0 +1,147 @@
+import { Subject } from 'rxjs';
+import { LocalPty } from '../core/local-pty.js';
+import type { CallContext, ExitNotification, HostPort, Logger, PermissionRequest } from '../core/host-port.js';
+import { WAKE_LOOKUP_MESSAGES } from '../limits.js';
+import { PTY_TOOLS, runTool } from '../tools/definitions.js';
+import { SessionActivity } from './session-activity.js';
+
+// Structural types for the parts of OpenCode 1.18's plugin API we use (see docs/HOSTS.md); no import of
+// @opencode-ai/plugin, so the package has no runtime dependency on the host's own packages.
+
+interface V1Result<T> {
+  readonly data?: T;
+  readonly error?: unknown;
+}
+
+interface V1Message {
+  readonly info: { readonly role: string; readonly agent?: string; readonly model?: { providerID: string; modelID: string } };
+}
+
+export interface V1Client {
+  readonly session: {
+    promptAsync(options: {
+      path: { id: string };
+      body: {
+        parts: Array<{ type: 'text'; text: string; synthetic?: boolean; metadata?: Record<string, unknown> }>;
+        noReply?: boolean;
+        agent?: string;
+        model?: { providerID: string; modelID: string };
+      };
+      signal?: AbortSignal;
+    }): Promise<V1Result<unknown>>;
+    messages(options: { path: { id: string }; query?: { limit?: number }; signal?: AbortSignal }): Promise<V1Result<V1Message[]>>;
+  };
+  readonly app?: {
+    log(options: { body: { service: string; level: 'debug' | 'info' | 'error' | 'warn'; message: string; extra?: Record<string, unknown> } }): Promise<unknown>;
+  };
+}
+
+export interface V1PluginInput {
+  readonly client: V1Client;
+  readonly directory: string;
+  readonly worktree?: string;
+}
+
+export interface V1ToolContext {
+  readonly sessionID: string;
+  readonly messageID?: string;
+  readonly agent?: string;
+  readonly abort?: AbortSignal;
+  ask(request: { permission: string; patterns: string[]; always: string[]; metadata: Record<string, unknown> }): Promise<void>;
+  metadata?(input: { title?: string; metadata?: Record<string, unknown> }): void;
+}
+
+export interface V1ToolDefinition {
+  description: string;
+  args: Record<string, unknown>;
+  execute(args: unknown, ctx: V1ToolContext): Promise<string>;
+}
+
+export interface V1Hooks {
+  tool: Record<string, V1ToolDefinition>;
+  event(input: { event: unknown }): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+const SERVICE = 'local-pty';
+
+function hostLogger(client: V1Client): Logger {
+  const send = (level: 'info' | 'warn' | 'error') => (message: string, extra?: Record<string, unknown>) => {
+    // Logging must never fail or delay a caller.
+    client.app?.log({ body: { service: SERVICE, level, message, ...(extra ? { extra } : {}) } }).catch(() => undefined);
+  };
+  return { info: send('info'), warn: send('warn'), error: send('error') };
+}
+
+function resultOrThrow<T>(what: string, result: V1Result<T>): T | undefined {
+  if (result.error !== undefined) throw new Error(`${what} failed: ${JSON.stringify(result.error)}`);
+  return result.data;
+}
+
+/**
+ * Delivers an exit notification: into a busy session as a synthetic message its next step reads; into an
+ * idle one as a new turn that keeps the session's current agent and model (read from its last user message,
+ * since a prompt without them would fall back to defaults and silently switch the user's model).
+ */
+async function notifyV1(client: V1Client, activity: SessionActivity, n: ExitNotification, signal: AbortSignal): Promise<void> {
+  const parts = [{ type: 'text' as const, text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } }];
+  if (!activity.isBusy(n.sessionID)) {
+    const messages = resultOrThrow('reading the session', await client.session.messages({ path: { id: n.sessionID }, query: { limit: WAKE_LOOKUP_MESSAGES }, signal })) ?? [];
+    const lastUser = [...messages].reverse().find((m) => m.info.role === 'user' && m.info.agent && m.info.model);
+    if (lastUser?.info.agent && lastUser.info.model) {
+      resultOrThrow(
+        'waking the session',
+        await client.session.promptAsync({ path: { id: n.sessionID }, body: { agent: lastUser.info.agent, model: lastUser.info.model, parts }, signal }),
+      );
+      return;
+    }
+  }
+  resultOrThrow('queueing the notification', await client.session.promptAsync({ path: { id: n.sessionID }, body: { noReply: true, parts }, signal }));
+}
+
+function callContext(ctx: V1ToolContext): CallContext {
+  return {
+    sessionID: ctx.sessionID,
+    ...(ctx.abort ? { signal: ctx.abort } : {}),
+    ask: (request: PermissionRequest) =>
+      ctx.ask({
+        permission: request.permission,
+        patterns: [...request.patterns],
+        // No "always allow" memory: every PTY action is approved on its own.
+        always: [],
+        metadata: { ...request.metadata, title: request.title },
+      }),
+  };
+}
+
+/** The OpenCode (1.18, Bun) plugin: five tools, session-deleted events, dispose closes every PTY. */
+export async function createV1Plugin(input: V1PluginInput): Promise<V1Hooks> {
+  const activity = new SessionActivity();
+  const deleted$ = new Subject<string>();
+  const log = hostLogger(input.client);
+  const host: HostPort = {
+    notify: (n, signal) => notifyV1(input.client, activity, n, signal),
+    sessionDeleted$: deleted$,
+    log,
+  };
+  const core = new LocalPty({ projectDir: input.directory, host });
+  const tool: Record<string, V1ToolDefinition> = {};
+  for (const t of PTY_TOOLS) {
+    tool[t.name] = {
+      description: t.description,
+      args: t.args,
+      execute: async (args, ctx) => (await runTool(t, core, callContext(ctx), args)).text,
+    };
+  }
+  return {
+    tool,
+    event: async ({ event }) => {
+      const deleted = activity.observe(event);
+      if (deleted !== undefined) deleted$.next(deleted);
+    },
+    dispose: async () => {
+      deleted$.complete();
+      await core.close();
+    },
+  };
+}

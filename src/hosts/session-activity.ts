@@ -1,0 +1,45 @@
+import { match } from 'ts-pattern';
+import { MAX_TRACKED_BUSY_SESSIONS } from '../limits.js';
+import { deletedSessionID, HostEvent } from './host-events.js';
+
+/**
+ * Which sessions are busy (a turn running), from the host's status events: an exit notification for a busy
+ * session is queued for its next step, one for an idle session wakes it.
+ */
+export class SessionActivity {
+  private readonly busy = new Set<string>();
+
+  /** Feeds one raw host event; returns the id of a deleted session, if this was a deletion. */
+  observe(raw: unknown): string | undefined {
+    const parsed = HostEvent.safeParse(raw);
+    if (!parsed.success) return undefined;
+    return match(parsed.data)
+      .with({ type: 'session.deleted' }, (e) => {
+        const id = deletedSessionID(e);
+        this.busy.delete(id);
+        return id;
+      })
+      .with({ type: 'session.status' }, (e) => {
+        if (e.properties.status.type === 'idle') this.busy.delete(e.properties.sessionID);
+        else this.markBusy(e.properties.sessionID);
+        return undefined;
+      })
+      .with({ type: 'session.idle' }, (e) => {
+        this.busy.delete(e.properties.sessionID);
+        return undefined;
+      })
+      .exhaustive();
+  }
+
+  isBusy(sessionID: string): boolean {
+    return this.busy.has(sessionID);
+  }
+
+  private markBusy(id: string): void {
+    this.busy.add(id);
+    if (this.busy.size > MAX_TRACKED_BUSY_SESSIONS) {
+      const oldest = this.busy.values().next().value;
+      if (oldest !== undefined) this.busy.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { PtyError } from '../errors.js';
+import { MAX_SESSIONS, MAX_SESSIONS_PER_OWNER, PTY_ID_HEX_CHARS } from '../limits.js';
+
+export interface Entry {
+  readonly owner: string;
+  /** Whether the PTY still runs (or starts): only ended PTYs may be evicted. */
+  readonly running: boolean;
+}
+
+export interface Reservation<E extends Entry> {
+  readonly id: string;
+  readonly owner: string;
+  /** Turns the reservation into an entry. */
+  commit(entry: E): void;
+  /** Frees the slot unless committed. Idempotent. */
+  release(): void;
+}
+
+export interface RegistryLimits {
+  readonly maxSessions: number;
+  readonly maxPerOwner: number;
+}
+
+/**
+ * PTYs by id, owned by the OpenCode session that spawned them. `reserve` is synchronous, so two spawns
+ * racing through their first await can never both take the last slot: reservations count like PTYs.
+ */
+export class Registry<E extends Entry> {
+  private readonly entries = new Map<string, E>();
+  private readonly reserved = new Map<string, string>();
+
+  constructor(
+    private readonly limits: RegistryLimits = { maxSessions: MAX_SESSIONS, maxPerOwner: MAX_SESSIONS_PER_OWNER },
+    private readonly onEvict: (id: string, entry: E) => void = () => {},
+  ) {}
+
+  reserve(owner: string): Reservation<E> {
+    if (this.countOf(owner) >= this.limits.maxPerOwner && !this.evictEnded(owner)) {
+      throw new PtyError(
+        'limit',
+        `this session already has ${this.limits.maxPerOwner} PTYs running (the limit per session). End one with pty_kill (cleanup: true removes it), then spawn again.`,
+      );
+    }
+    if (this.total() >= this.limits.maxSessions && !this.evictEnded(owner)) {
+      throw new PtyError(
+        'limit',
+        `${this.limits.maxSessions} PTYs exist across all sessions (the limit). End one of yours with pty_kill, or wait for others to end.`,
+      );
+    }
+    const id = this.freshId();
+    this.reserved.set(id, owner);
+    let open = true;
+    return {
+      id,
+      owner,
+      commit: (entry) => {
+        if (!open) throw new Error(`reservation ${id} was already settled`);
+        open = false;
+        this.reserved.delete(id);
+        this.entries.set(id, entry);
+      },
+      release: () => {
+        if (!open) return;
+        open = false;
+        this.reserved.delete(id);
+      },
+    };
+  }
+
+  /** The caller's PTY, or not_found: another session's PTY is indistinguishable from a missing one. */
+  get(owner: string, id: string): E {
+    const entry = this.entries.get(id);
+    if (entry === undefined || entry.owner !== owner) {
+      throw new PtyError('not_found', `no PTY ${id} in this session. pty_list shows the PTYs you own.`);
+    }
+    return entry;
+  }
+
+  ownedBy(owner: string): E[] {
+    return [...this.entries.values()].filter((e) => e.owner === owner);
+  }
+
+  all(): E[] {
+    return [...this.entries.values()];
+  }
+
+  remove(id: string): void {
+    this.entries.delete(id);
+  }
+
+  total(): number {
+    return this.entries.size + this.reserved.size;
+  }
+
+  countOf(owner: string): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.owner === owner) n++;
+    for (const o of this.reserved.values()) if (o === owner) n++;
+    return n;
+  }
+
+  /** Drops the owner's oldest ended PTY (Map order is insertion order). */
+  private evictEnded(owner: string): boolean {
+    for (const [id, entry] of this.entries) {
+      if (entry.owner === owner && !entry.running) {
+        this.entries.delete(id);
+        this.onEvict(id, entry);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private freshId(): string {
+    for (;;) {
+      const id = `pty_${randomBytes(PTY_ID_HEX_CHARS / 2).toString('hex')}`;
+      if (!this.entries.has(id) && !this.reserved.has(id)) return id;
+    }
+  }
+}

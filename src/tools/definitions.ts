@@ -1,0 +1,95 @@
+import type { z } from 'zod';
+import type { CallContext } from '../core/host-port.js';
+import type { LocalPty } from '../core/local-pty.js';
+import {
+  DEFAULT_READ_LIMIT,
+  GREP_TIMEOUT_MS,
+  MAX_BUFFER_CHARS,
+  MAX_LINE_CHARS,
+  MAX_READ_LIMIT,
+  MAX_READ_OFFSET,
+  MAX_SESSIONS,
+  MAX_SESSIONS_PER_OWNER,
+  MAX_WRITE_BYTES,
+  CANONICAL_LINE_MAX_BYTES,
+} from '../limits.js';
+import { parseInput } from './parse-input.js';
+import { KillArgs, ListArgs, ReadArgs, SpawnArgs, WriteArgs } from './schemas.js';
+
+export interface PtyTool<S extends z.ZodRawShape = z.ZodRawShape> {
+  readonly name: string;
+  readonly description: string;
+  readonly args: S;
+  run(core: LocalPty, ctx: CallContext, input: z.infer<z.ZodObject<S>>): Promise<unknown> | unknown;
+}
+
+function defineTool<S extends z.ZodRawShape>(tool: PtyTool<S>): PtyTool<S> {
+  return tool;
+}
+
+export const ptySpawn = defineTool({
+  name: 'pty_spawn',
+  description: [
+    'Start a program in a real interactive terminal (PTY) that keeps running: a REPL, dev server, test watcher, debugger, or anything that asks questions.',
+    'The program gets a real terminal on stdin/stdout/stderr (stderr is merged into the output); `command` is the program and `args` its arguments, passed exactly (no shell: to use pipes or `&&`, run command "bash" with args ["-c", "..."]).',
+    'Runs as the user, with a clean environment (HOME, USER, LANG=C.UTF-8, PATH=/usr/local/bin:/usr/bin:/bin, TERM=xterm-256color), after the user allows the exact command line.',
+    'Returns at once with the PTY id; then type with pty_write and read with pty_read.',
+    'Set notifyOnExit: true to get a pty.exit message in this session when it ends, instead of checking on it.',
+    `Limits: ${MAX_SESSIONS_PER_OWNER} PTYs per session (ended ones are evicted first), ${MAX_SESSIONS} in all; output keeps the newest ${MAX_BUFFER_CHARS.toLocaleString('en-US')} characters.`,
+  ].join(' '),
+  args: SpawnArgs,
+  run: (core, ctx, input) => core.spawn(ctx, input),
+});
+
+export const ptyWrite = defineTool({
+  name: 'pty_write',
+  description: [
+    'Type into a running PTY: text, Enter ("\\n"), or keys as escapes (\\x03 Ctrl-C, \\x04 Ctrl-D/EOF, \\x1b Esc, \\t Tab).',
+    'The user is asked to allow the exact bytes. Returns the number of bytes written.',
+    `At most ${MAX_WRITE_BYTES} bytes per write; a program in line mode takes lines of at most ${CANONICAL_LINE_MAX_BYTES} bytes (longer ones are refused, never cut).`,
+    'Input is not echoed by the terminal; read the program\'s answer with pty_read.',
+  ].join(' '),
+  args: WriteArgs,
+  run: (core, ctx, input) => core.write(ctx, input),
+});
+
+export const ptyRead = defineTool({
+  name: 'pty_read',
+  description: [
+    'Read a PTY\'s output as clean lines (colors and cursor codes removed, progress bars at their last state), each with its absolute line number.',
+    `Page with offset (0-based over the retained lines, at most ${MAX_READ_OFFSET}) and limit (default ${DEFAULT_READ_LIMIT}, at most ${MAX_READ_LIMIT}); tail: true gives the newest lines.`,
+    `pattern (POSIX extended regex) returns only matching lines; a pattern that takes over ${GREP_TIMEOUT_MS} ms is stopped.`,
+    `Lines longer than ${MAX_LINE_CHARS} characters are cut (marked). raw: true gives the terminal text as written.`,
+    'Works after the program ended, too.',
+  ].join(' '),
+  args: ReadArgs,
+  run: (core, ctx, input) => core.read(ctx, input),
+});
+
+export const ptyList = defineTool({
+  name: 'pty_list',
+  description: 'List this session\'s PTYs with their status (running, exited, killed, timeout), exit code, pid, command and line count.',
+  args: ListArgs,
+  run: (core, ctx) => core.list(ctx),
+});
+
+export const ptyKill = defineTool({
+  name: 'pty_kill',
+  description: [
+    'End a PTY and every process still in its terminal session (TERM, then KILL after a grace period); the user is asked first.',
+    'Returns the final status. Its output stays readable unless cleanup: true, which also removes it.',
+    'A process that detached itself with setsid or daemonized is outside the terminal session and is not ended.',
+  ].join(' '),
+  args: KillArgs,
+  run: (core, ctx, input) => core.kill(ctx, input),
+});
+
+/** The five tools, in the order the model should learn them. */
+export const PTY_TOOLS: readonly PtyTool[] = [ptySpawn, ptyWrite, ptyRead, ptyList, ptyKill] as unknown as readonly PtyTool[];
+
+/** Runs one tool call: validated input, the core's answer as a JSON envelope. Errors are thrown as they are. */
+export async function runTool(tool: PtyTool, core: LocalPty, ctx: CallContext, rawInput: unknown): Promise<{ text: string; value: unknown }> {
+  const input = parseInput(tool.name, tool.args, rawInput);
+  const value = await tool.run(core, ctx, input);
+  return { text: JSON.stringify(value), value };
+}

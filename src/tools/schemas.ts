@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import {
+  DEFAULT_COLS,
+  DEFAULT_READ_LIMIT,
+  DEFAULT_ROWS,
+  MAX_ARGS,
+  MAX_DESCRIPTION_CHARS,
+  MAX_PATTERN_CHARS,
+  MAX_READ_LIMIT,
+  MAX_READ_OFFSET,
+  MAX_TERMINAL_DIMENSION,
+  MAX_TIMEOUT_SECONDS,
+  MAX_TITLE_CHARS,
+  MIN_TERMINAL_DIMENSION,
+  MIN_TIMEOUT_SECONDS,
+} from '../limits.js';
+
+/** pty_ + 8 hex characters: anything else cannot name a PTY, so it is refused before any lookup. */
+export const PtyId = z
+  .string()
+  .regex(/^pty_[0-9a-f]{8}$/, 'must be a PTY id like "pty_1a2b3c4d", as returned by pty_spawn or pty_list')
+  .describe('The PTY id returned by pty_spawn (e.g. "pty_1a2b3c4d").');
+
+export const SpawnArgs = {
+  command: z
+    .string()
+    .min(1, 'must name the program to run')
+    .describe('The program to run, e.g. "python3", "npm", "bash". Not a shell line: pass its arguments in `args`.'),
+  args: z
+    .array(z.string())
+    .max(MAX_ARGS, `at most ${MAX_ARGS} arguments`)
+    .optional()
+    .describe('Arguments, each passed to the program byte for byte (no shell expansion, no quoting needed).'),
+  workdir: z
+    .string()
+    .optional()
+    .describe('Working directory (absolute, or relative to the project). Default: the project directory. Outside the project needs the user\'s external_directory permission.'),
+  title: z.string().max(MAX_TITLE_CHARS, `at most ${MAX_TITLE_CHARS} characters`).optional().describe('A short title for pty_list.'),
+  description: z
+    .string()
+    .min(1, 'must say what the PTY is for')
+    .max(MAX_DESCRIPTION_CHARS, `at most ${MAX_DESCRIPTION_CHARS} characters`)
+    .describe('What this PTY is for, in a few words (shown to the user and in the exit notification).'),
+  timeoutSeconds: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(MIN_TIMEOUT_SECONDS, `must be at least ${MIN_TIMEOUT_SECONDS}`)
+    .max(MAX_TIMEOUT_SECONDS, `must be at most ${MAX_TIMEOUT_SECONDS}`)
+    .optional()
+    .describe(`End the PTY after this many seconds (${MIN_TIMEOUT_SECONDS}–${MAX_TIMEOUT_SECONDS}); its status becomes "timeout".`),
+  notifyOnExit: z
+    .boolean()
+    .optional()
+    .describe('When true, a pty.exit message reaches this session when the program exits, so there is no need to check on it.'),
+  rows: z.number().int().min(MIN_TERMINAL_DIMENSION).max(MAX_TERMINAL_DIMENSION).optional().describe(`Terminal rows (default ${DEFAULT_ROWS}).`),
+  cols: z.number().int().min(MIN_TERMINAL_DIMENSION).max(MAX_TERMINAL_DIMENSION).optional().describe(`Terminal columns (default ${DEFAULT_COLS}).`),
+};
+
+export const WriteArgs = {
+  id: PtyId,
+  data: z
+    .string()
+    .min(1, 'must not be empty')
+    .describe('Bytes to type. Escapes: \\n (Enter), \\r, \\t, \\xNN (one byte, e.g. \\x03 = Ctrl-C, \\x04 = Ctrl-D/EOF), \\uNNNN, \\\\. Any other backslash sequence is an error.'),
+};
+
+export const ReadArgs = {
+  id: PtyId,
+  offset: z
+    .number()
+    .int()
+    .min(0, 'must be 0 or more')
+    .max(MAX_READ_OFFSET, `must be at most ${MAX_READ_OFFSET}; use tail to read the newest lines`)
+    .optional()
+    .describe('0-based index into the retained lines to start at (default 0). Use nextOffset from the previous read to page on.'),
+  limit: z
+    .number()
+    .int()
+    .min(1, 'must be at least 1')
+    .max(MAX_READ_LIMIT, `must be at most ${MAX_READ_LIMIT}`)
+    .optional()
+    .describe(`How many lines (default ${DEFAULT_READ_LIMIT}, at most ${MAX_READ_LIMIT}); with pattern, how many matches.`),
+  tail: z
+    .boolean()
+    .optional()
+    .describe('Read the newest `limit` lines (the end of the output) instead of paging from `offset`.'),
+  pattern: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(MAX_PATTERN_CHARS, `at most ${MAX_PATTERN_CHARS} characters`)
+    .optional()
+    .describe('POSIX extended regular expression: return only matching lines (with their line numbers).'),
+  ignoreCase: z.boolean().optional().describe('With pattern: match case-insensitively.'),
+  raw: z
+    .boolean()
+    .optional()
+    .describe('Return the raw terminal text (escape sequences and carriage returns kept) instead of the cleaned lines.'),
+};
+
+export const ListArgs = {};
+
+export const KillArgs = {
+  id: PtyId,
+  cleanup: z
+    .boolean()
+    .optional()
+    .describe('Also remove the PTY and its output (default false: it stays readable in pty_read and pty_list).'),
+};
+
+export type SpawnInput = z.infer<z.ZodObject<typeof SpawnArgs>>;
+export type WriteInput = z.infer<z.ZodObject<typeof WriteArgs>>;
+export type ReadInput = z.infer<z.ZodObject<typeof ReadArgs>>;
+export type ListInput = z.infer<z.ZodObject<typeof ListArgs>>;
+export type KillInput = z.infer<z.ZodObject<typeof KillArgs>>;
