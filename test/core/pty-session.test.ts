@@ -1,0 +1,192 @@
+import { NEVER, Observable, of } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { PtySession, type PtyInfo } from '../../src/core/pty-session.js';
+import { Reaper } from '../../src/engine/reaper.js';
+import { TERMINATE_TIMEOUT_MS } from '../../src/limits.js';
+import type { PtyEvent, PtyHandle } from '../../src/streams/pty-process.js';
+import { testScheduler } from '../support/marbles.js';
+
+const info = (over: Partial<PtyInfo> = {}): PtyInfo => ({
+  id: 'pty_00000001',
+  owner: 'ses_a',
+  title: 't',
+  description: 'd',
+  command: 'cat',
+  args: [],
+  workdir: '/tmp',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  timeoutSeconds: null,
+  notifyOnExit: false,
+  ...over,
+});
+
+const spec = { command: 'cat', args: [], workdir: '/tmp', rows: 40, cols: 120 };
+
+/** A fake process stream in virtual time: `s` started, `o` output, `x` exit 0, `k` exit 143 (killed). */
+function fakeProcess(scheduler: TestScheduler, marbles: string) {
+  const terminations: number[] = [];
+  const handle: PtyHandle = {
+    pid: 100,
+    sessionId: 101,
+    write: async (b) => b.length,
+    terminal: () => undefined,
+    terminate: () => {
+      terminations.push(scheduler.now());
+      return of({ termed: 1, escalated: false, scriptKilled: false });
+    },
+  };
+  const values: Record<string, PtyEvent> = {
+    s: { kind: 'started', handle },
+    o: { kind: 'output', text: 'line\n', bytes: 5 },
+    x: { kind: 'exit', exitCode: 0, signal: null, inferredSignal: null, scriptStderr: '' },
+    k: { kind: 'exit', exitCode: 143, signal: null, inferredSignal: 'SIGTERM', scriptStderr: '' },
+  };
+  const events = scheduler.createColdObservable<PtyEvent>(marbles, values);
+  return { events, terminations, spawn: (() => events) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$ };
+}
+
+function session(scheduler: TestScheduler, process: ReturnType<typeof fakeProcess>, deps: { close$?: Observable<unknown>; ownerDeleted$?: Observable<string> } = {}, over: Partial<PtyInfo> = {}) {
+  const exits: string[] = [];
+  const s = new PtySession(info(over), spec, {
+    reaper: new Reaper(),
+    close$: deps.close$ ?? NEVER,
+    ownerDeleted$: deps.ownerDeleted$ ?? NEVER,
+    onExit: (x) => exits.push(`${scheduler.now()}:${x.status}`),
+    scheduler,
+    spawn: process.spawn,
+  });
+  return { s, exits };
+}
+
+describe('PtySession lifecycle races (virtual time)', () => {
+  it('a natural exit: status exited, one exit callback, output in the buffer, source released', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectSubscriptions }) => {
+      const p = fakeProcess(scheduler, 's-o-x|');
+      const { s, exits } = session(scheduler, p);
+      void s.start().catch(() => undefined);
+      scheduler.flush();
+      expect(s.status).toBe('exited');
+      expect(exits).toEqual(['4:exited']);
+      expect(s.buffer.totalLines).toBe(1);
+      expect(p.terminations).toEqual([]);
+      expectSubscriptions(p.events.subscriptions).toBe('^----!');
+    });
+  });
+
+  it('kill before the exit: terminates once, the exit that follows is reported as killed', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectSubscriptions }) => {
+      const p = fakeProcess(scheduler, 's-o-----k|');
+      const { s, exits } = session(scheduler, p);
+      void s.start().catch(() => undefined);
+      scheduler.schedule(() => void s.stop('kill'), 3);
+      scheduler.schedule(() => void s.stop('kill'), 5);
+      scheduler.flush();
+      expect(p.terminations).toEqual([3]);
+      expect(s.status).toBe('killed');
+      expect(s.exitCode).toBe(143);
+      expect(s.signal).toBe('SIGTERM');
+      expect(s.signalInferred).toBe(true);
+      expect(exits).toEqual(['8:killed']);
+      expectSubscriptions(p.events.subscriptions).toBe('^--------!');
+    });
+  });
+
+  it('kill racing a natural exit that came first: stays exited, nothing is signalled', () => {
+    const scheduler = testScheduler();
+    scheduler.run(() => {
+      const p = fakeProcess(scheduler, 's-x|');
+      const { s } = session(scheduler, p);
+      void s.start().catch(() => undefined);
+      scheduler.schedule(() => void s.stop('kill'), 2);
+      scheduler.flush();
+      expect(s.status).toBe('exited');
+      expect(p.terminations).toEqual([]);
+    });
+  });
+
+  it('timeoutSeconds ends it with status timeout', () => {
+    const scheduler = testScheduler();
+    scheduler.run(() => {
+      const p = fakeProcess(scheduler, 's 1500ms k|');
+      const { s, exits } = session(scheduler, p, {}, { timeoutSeconds: 1 });
+      void s.start().catch(() => undefined);
+      scheduler.flush();
+      expect(p.terminations).toEqual([1000]);
+      expect(s.status).toBe('timeout');
+      expect(exits).toEqual(['1501:timeout']);
+    });
+  });
+
+  it('owner deleted before the start event: the stream is cut (its teardown terminates) and start rejects', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ hot, expectSubscriptions }) => {
+      const p = fakeProcess(scheduler, '-----s-o-x|');
+      const deleted = hot<string>('--a', { a: 'ses_a' });
+      const { s } = session(scheduler, p, { ownerDeleted$: deleted });
+      let rejected: unknown;
+      s.start().catch((e) => (rejected = e));
+      scheduler.flush();
+      expectSubscriptions(p.events.subscriptions).toBe('^-!');
+      expect(s.status).toBe('killed');
+      expect(p.terminations).toEqual([]);
+      return Promise.resolve().then(() => expect(rejected).toMatchObject({ code: 'owner_deleted' }));
+    });
+  });
+
+  it('another owner being deleted changes nothing', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ hot }) => {
+      const p = fakeProcess(scheduler, 's---x|');
+      const { s } = session(scheduler, p, { ownerDeleted$: hot<string>('--b', { b: 'ses_b' }) });
+      void s.start().catch(() => undefined);
+      scheduler.flush();
+      expect(s.status).toBe('exited');
+      expect(p.terminations).toEqual([]);
+    });
+  });
+
+  it('plugin close that happened before the session subscribed (replayed) cuts it before start', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectSubscriptions }) => {
+      const p = fakeProcess(scheduler, 's--k|');
+      const replayed = new Observable<unknown>((sub) => sub.next(undefined));
+      const { s } = session(scheduler, p, { close$: replayed });
+      void s.start().catch(() => undefined);
+      scheduler.flush();
+      // The stop is seen before the process stream is even subscribed: nothing is started at all.
+      expectSubscriptions(p.events.subscriptions).toBe([]);
+      expect(p.terminations).toEqual([]);
+      expect(s.status).toBe('killed');
+    });
+  });
+
+  it('plugin close after start terminates through the handle and waits for the exit', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ hot }) => {
+      const p = fakeProcess(scheduler, 's-o----k|');
+      const { s } = session(scheduler, p, { close$: hot('--c') });
+      void s.start().catch(() => undefined);
+      scheduler.flush();
+      expect(p.terminations).toEqual([2]);
+      expect(s.status).toBe('killed');
+      expect(s.exitCode).toBe(143);
+    });
+  });
+
+  it('a process that never exits after termination is cut at the bound', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectSubscriptions }) => {
+      const p = fakeProcess(scheduler, 's-o');
+      const { s } = session(scheduler, p);
+      void s.start().catch(() => undefined);
+      scheduler.schedule(() => void s.stop('kill'), 10);
+      scheduler.flush();
+      const cutAt = 10 + TERMINATE_TIMEOUT_MS + 1_000;
+      expectSubscriptions(p.events.subscriptions).toBe(`^ ${cutAt - 1}ms !`);
+      expect(s.status).toBe('killed');
+      expect(s.exitCode).toBeNull();
+    });
+  });
+});

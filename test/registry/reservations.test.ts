@@ -1,0 +1,80 @@
+import fc from 'fast-check';
+import { Registry, type Entry } from '../../src/registry/reservations.js';
+
+interface E extends Entry {
+  running: boolean;
+}
+
+describe('Registry reservations', () => {
+  it('never lets PTYs plus reservations pass the global or per-owner limit, whatever the interleaving (model)', () => {
+    const owners = ['a', 'b', 'c'];
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('reserve' as const), owner: fc.constantFrom(...owners) }),
+      fc.record({ kind: fc.constant('commit' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('exit' as const), pick: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const evicted: string[] = [];
+        const registry = new Registry<E>({ maxSessions: 7, maxPerOwner: 3 }, (id) => evicted.push(id));
+        const open: Array<ReturnType<typeof registry.reserve>> = [];
+        const entries: E[] = [];
+        for (const o of ops) {
+          if (o.kind === 'reserve') {
+            try {
+              open.push(registry.reserve(o.owner));
+            } catch (err) {
+              expect((err as { code: string }).code).toBe('limit');
+            }
+          } else if (o.kind === 'commit' && open.length > 0) {
+            const r = open.splice(o.pick % open.length, 1)[0]!;
+            const e = { owner: r.owner, running: true };
+            entries.push(e);
+            r.commit(e);
+          } else if (o.kind === 'release' && open.length > 0) {
+            open.splice(o.pick % open.length, 1)[0]!.release();
+          } else if (o.kind === 'exit' && entries.length > 0) {
+            entries[o.pick % entries.length]!.running = false;
+          }
+          expect(registry.total()).toBeLessThanOrEqual(7);
+          for (const owner of owners) expect(registry.countOf(owner)).toBeLessThanOrEqual(3);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('evicts the owner\'s oldest ended PTY at the owner limit, and refuses when all still run', () => {
+    const evicted: string[] = [];
+    const registry = new Registry<E>({ maxSessions: 16, maxPerOwner: 2 }, (id) => evicted.push(id));
+    const r1 = registry.reserve('a');
+    const e1 = { owner: 'a', running: true };
+    r1.commit(e1);
+    registry.reserve('a').commit({ owner: 'a', running: true });
+    expect(() => registry.reserve('a')).toThrow(/already has 2 PTYs running/);
+    e1.running = false;
+    const r3 = registry.reserve('a');
+    expect(evicted).toEqual([r1.id]);
+    expect(() => registry.get('a', r1.id)).toThrow(/no PTY/);
+    r3.release();
+    expect(registry.countOf('a')).toBe(1);
+  });
+
+  it('hides other owners\' PTYs behind the same not_found as a missing id', () => {
+    const registry = new Registry<E>();
+    const r = registry.reserve('a');
+    r.commit({ owner: 'a', running: true });
+    expect(() => registry.get('b', r.id)).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(registry.ownedBy('b')).toEqual([]);
+  });
+
+  it('makes ids of the form pty_ + 8 hex characters; release after commit is a no-op', () => {
+    const registry = new Registry<E>();
+    const r = registry.reserve('a');
+    expect(r.id).toMatch(/^pty_[0-9a-f]{8}$/);
+    r.commit({ owner: 'a', running: true });
+    r.release();
+    expect(registry.total()).toBe(1);
+  });
+});
