@@ -42,10 +42,12 @@ export class Registry<E extends Entry> {
         `this session already has ${this.limits.maxPerOwner} PTYs running (the limit per session). End one with pty_kill (cleanup: true removes it), then spawn again.`,
       );
     }
-    if (this.total() >= this.limits.maxSessions && !this.evictEnded(owner)) {
+    // At the global limit, ended PTYs of idle sessions would otherwise lock every session out for good:
+    // the caller's own oldest ended PTY goes first, then the oldest ended PTY of any session.
+    if (this.total() >= this.limits.maxSessions && !this.evictEnded(owner) && !this.evictEnded(undefined)) {
       throw new PtyError(
         'limit',
-        `${this.limits.maxSessions} PTYs exist across all sessions (the limit). End one of yours with pty_kill, or wait for others to end.`,
+        `${this.limits.maxSessions} PTYs are running across all sessions (the limit). End one of yours with pty_kill, or wait for one to end.`,
       );
     }
     const id = this.freshId();
@@ -100,10 +102,10 @@ export class Registry<E extends Entry> {
     return n;
   }
 
-  /** Drops the owner's oldest ended PTY (Map order is insertion order). */
-  private evictEnded(owner: string): boolean {
+  /** Drops the oldest ended PTY of `owner`, or of anyone when undefined (Map order is insertion order). */
+  private evictEnded(owner: string | undefined): boolean {
     for (const [id, entry] of this.entries) {
-      if (entry.owner === owner && !entry.running) {
+      if ((owner === undefined || entry.owner === owner) && !entry.running) {
         this.entries.delete(id);
         this.onEvict(id, entry);
         return true;

@@ -61,6 +61,24 @@ describe('Registry reservations', () => {
     expect(registry.countOf('a')).toBe(1);
   });
 
+  it('at the global limit evicts the oldest ended PTY of any session, the caller\'s own first', () => {
+    const evicted: string[] = [];
+    const registry = new Registry<E>({ maxSessions: 3, maxPerOwner: 3 }, (id) => evicted.push(id));
+    const entries = ['a', 'b', 'c'].map((owner) => {
+      const r = registry.reserve(owner);
+      const e = { owner, running: true };
+      r.commit(e);
+      return { id: r.id, e };
+    });
+    expect(() => registry.reserve('d')).toThrow(/3 PTYs are running across all sessions/);
+    entries[2]!.e.running = false;
+    entries[1]!.e.running = false;
+    registry.reserve('c').commit({ owner: 'c', running: true });
+    expect(evicted).toEqual([entries[2]!.id]);
+    registry.reserve('d').release();
+    expect(evicted).toEqual([entries[2]!.id, entries[1]!.id]);
+  });
+
   it('hides other owners\' PTYs behind the same not_found as a missing id', () => {
     const registry = new Registry<E>();
     const r = registry.reserve('a');
