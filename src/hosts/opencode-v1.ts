@@ -1,8 +1,8 @@
 import { Subject } from 'rxjs';
-import { LocalPty } from '../core/local-pty.js';
-import type { CallContext, ExitNotification, HostPort, Logger, PermissionRequest } from '../core/host-port.js';
+import { LocalPty, type LocalPtyOptions } from '../core/local-pty.js';
+import type { CallContext, ExitNotification, HostPort, Logger } from '../core/host-port.js';
 import { WAKE_LOOKUP_MESSAGES } from '../limits.js';
-import { PTY_TOOLS, runTool } from '../tools/definitions.js';
+import { callContext, hostTools, permissionMetadata } from './host-tools.js';
 import { SessionActivity } from './session-activity.js';
 
 // Structural types for the parts of OpenCode 1.18's plugin API we use (see docs/HOSTS.md); no import of
@@ -99,23 +99,26 @@ async function notifyV1(client: V1Client, activity: SessionActivity, n: ExitNoti
   resultOrThrow('queueing the notification', await client.session.promptAsync({ path: { id: n.sessionID }, body: { noReply: true, parts }, signal }));
 }
 
-function callContext(ctx: V1ToolContext): CallContext {
-  return {
-    sessionID: ctx.sessionID,
-    ...(ctx.abort ? { signal: ctx.abort } : {}),
-    ask: (request: PermissionRequest) =>
-      ctx.ask({
-        permission: request.permission,
-        patterns: [...request.patterns],
-        // No "always allow" memory: every PTY action is approved on its own.
-        always: [],
-        metadata: { ...request.metadata, title: request.title },
-      }),
-  };
+function v1CallContext(ctx: V1ToolContext): CallContext {
+  return callContext(ctx.sessionID, ctx.abort, (request) =>
+    ctx.ask({
+      permission: request.permission,
+      patterns: [...request.patterns],
+      // No "always allow" memory: every PTY action is approved on its own.
+      always: [],
+      metadata: permissionMetadata(request),
+    }),
+  );
 }
 
+/**
+ * Parts of the core a harness may swap (the smoke run's deliberately broken backends). OpenCode never passes
+ * this: `LocalPtyPlugin` forwards its input only, so OpenCode's plugin `options` cannot reach it.
+ */
+export type V1CoreOverrides = Pick<LocalPtyOptions, 'spawn' | 'limits'>;
+
 /** The OpenCode (1.18, Bun) plugin: five tools, session-deleted events, dispose closes every PTY. */
-export async function createV1Plugin(input: V1PluginInput): Promise<V1Hooks> {
+export async function createV1Plugin(input: V1PluginInput, overrides: V1CoreOverrides = {}): Promise<V1Hooks> {
   const activity = new SessionActivity();
   const deleted$ = new Subject<string>();
   const log = hostLogger(input.client);
@@ -124,13 +127,13 @@ export async function createV1Plugin(input: V1PluginInput): Promise<V1Hooks> {
     sessionDeleted$: deleted$,
     log,
   };
-  const core = new LocalPty({ projectDir: input.directory, host });
+  const core = new LocalPty({ ...overrides, projectDir: input.directory, host });
   const tool: Record<string, V1ToolDefinition> = {};
-  for (const t of PTY_TOOLS) {
+  for (const t of hostTools(core)) {
     tool[t.name] = {
       description: t.description,
       args: t.args,
-      execute: async (args, ctx) => (await runTool(t, core, callContext(ctx), args)).text,
+      execute: async (args, ctx) => (await t.run(args, v1CallContext(ctx))).text,
     };
   }
   return {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -224,23 +224,30 @@ describe('PTY engine with real script processes', () => {
   });
 
   it('shows the command only fds 0, 1, 2 even when the host inherited a descriptor without close-on-exec', async () => {
-    const run = (file: string, args: readonly string[]) =>
-      new Promise<string>((resolve, reject) => {
-        // fd 3 of the stand-in host is a pipe it inherited without CLOEXEC, as from a careless parent.
-        const host = spawn(process.execPath, [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ file, args, env: fixedEnvironment() })], {
-          stdio: ['ignore', 'pipe', 'ignore', 'pipe'],
-        });
-        let out = '';
-        host.stdout!.on('data', (d) => (out += d));
-        host.on('close', () => resolve(out));
-        host.on('error', reject);
+    // The command's descriptors are read from outside, in /proc/<command pid>/fd: a shell listing its own
+    // would race with the pipes it opens for a pipeline.
+    const fdsOfCommand = async (file: string, args: readonly string[], marker: string) => {
+      // fd 3 of the stand-in host is a pipe it inherited without CLOEXEC, as from a careless parent.
+      const host = spawn(process.execPath, [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ file, args, env: fixedEnvironment() })], {
+        stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
       });
-    const listFds = ['sh', ['-c', 'ls /proc/$$/fd | sort -n | tr "\\n" " "']] as const;
-    const inv = scriptInvocation(listFds[0], listFds[1], 40, 120);
-    expect((await run(inv.file, inv.args)).trim()).toBe('0 1 2');
+      try {
+        await waitUntil(() => pidsWithMarker(marker, 'sleep').length === 1, 'the command runs');
+        const [pid] = pidsWithMarker(marker, 'sleep');
+        return readdirSync(`/proc/${pid}/fd`).map(Number).sort((a, b) => a - b);
+      } finally {
+        host.kill('SIGKILL');
+        for (const pid of pidsWithMarker(marker)) process.kill(pid, 'SIGKILL');
+      }
+    };
+    const marker = `${process.pid}${(Date.now() % 100000) + 13}`;
+    const inv = scriptInvocation('sleep', [`1005.${marker}`], 40, 120);
+    expect(await fdsOfCommand(inv.file, inv.args, marker)).toEqual([0, 1, 2]);
     // The control: the same command under script alone does see the inherited descriptor.
-    const plain = await run(SCRIPT_PATH, ['-q', '-e', '-E', 'never', '-c', `exec sh -c 'ls /proc/$$/fd | sort -n | tr "\\n" " "'`, '/dev/null']);
-    expect(plain.trim().split(' ')).toContain('3');
+    const control = `${marker}1`;
+    const plain = await fdsOfCommand(SCRIPT_PATH, ['-q', '-e', '-E', 'never', '-c', `exec sleep 1006.${control}`, '/dev/null'], control);
+    // (dash moves it up, to 251 here: where it lands does not matter, that it is there does.)
+    expect(plain.filter((fd) => fd > 2)).not.toEqual([]);
   });
 
   it('ends the PTY when the host process is SIGKILLed (pdeathsig)', async () => {

@@ -1,0 +1,130 @@
+import { isRunning } from '../support/procs.js';
+import { sleep, waitFor } from './fixtures/host-fixture.js';
+import { HOSTS, Session, fails, liveChildren, ok, useHost } from './fixtures/suite.js';
+
+jest.setTimeout(90_000);
+
+describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
+  const ctx = useHost(factory);
+
+  it.each(['sessionID', 'info'] as const)('deleting the owner while its permission prompt is open rejects the spawn; nothing starts (event shape %s)', async (shape) => {
+    const s = new Session(ctx.host, 'ses_doomed');
+    const children = liveChildren();
+    ctx.host.permissions.decide = () => 'hang';
+    const spawning = s.call('pty_spawn', { command: 'sleep', args: ['30'], description: 'never' });
+    await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
+    await ctx.host.deleteSession('ses_doomed', shape);
+    const failed = fails(await spawning);
+    expect(failed.code).toBe('owner_deleted');
+    // The user answers the stale prompt later: still nothing starts.
+    ctx.host.permissions.release('allow');
+    await sleep(100);
+    expect(liveChildren()).toEqual(children);
+    expect(fails(await s.call('pty_list', {})).code).toBe('owner_deleted');
+    expect(fails(await s.call('pty_spawn', { command: 'cat', description: 'late' })).code).toBe('owner_deleted');
+    // Other sessions are untouched.
+    ctx.host.permissions.decide = () => 'allow';
+    const other = new Session(ctx.host, 'ses_alive');
+    expect((await other.spawn({ command: 'cat', description: 'fine' })).status).toBe('running');
+  });
+
+  it('deleting the owner while its spawn is in flight leaves nothing running', async () => {
+    const s = new Session(ctx.host, 'ses_racing');
+    ctx.host.permissions.decide = () => 'hang';
+    const spawning = s.call('pty_spawn', { command: 'sleep', args: ['30'], description: 'in flight' });
+    await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
+    ctx.host.permissions.release('allow');
+    // Past the prompt, into the workdir recheck and the process start: delete now.
+    await new Promise((resolve) => setImmediate(resolve));
+    await ctx.host.deleteSession('ses_racing');
+    const outcome = await spawning;
+    if (!outcome.ok) expect(outcome.code).toBe('owner_deleted');
+    await waitFor(() => liveChildren().length === 0 || undefined, 'the started process (if any) to be ended');
+    expect(fails(await s.call('pty_list', {})).code).toBe('owner_deleted');
+  });
+
+  it('deleting the owner ends its PTYs only', async () => {
+    const doomed = new Session(ctx.host, 'ses_gone');
+    const kept = new Session(ctx.host, 'ses_kept');
+    const a = await doomed.spawn({ command: 'cat', description: 'a' });
+    const b = await doomed.spawn({ command: 'sleep', args: ['30'], description: 'b' });
+    const c = await kept.spawn({ command: 'cat', description: 'c' });
+    await ctx.host.deleteSession('ses_gone');
+    await waitFor(() => !isRunning(a.pid) && !isRunning(b.pid), 'the deleted session’s processes to end');
+    expect(isRunning(c.pid)).toBe(true);
+    expect((await kept.list()).map((p) => [p.id, p.status])).toEqual([[c.id, 'running']]);
+    await kept.write(c.id, 'still here\\n');
+    await kept.untilOutput(c.id, 'still here');
+  });
+
+  it('closing while a spawn waits at its prompt settles it and leaves nothing', async () => {
+    const s = new Session(ctx.host, 'ses_close');
+    const running = await s.spawn({ command: 'cat', description: 'running at close' });
+    ctx.host.permissions.decide = () => 'hang';
+    const spawning = s.call('pty_spawn', { command: 'sleep', args: ['30'], description: 'waiting at close' });
+    await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
+    await ctx.host.close();
+    expect(fails(await spawning).code).toBe('closing');
+    expect(isRunning(running.pid)).toBe(false);
+    expect(liveChildren()).toEqual([]);
+    expect(fails(await s.call('pty_list', {})).code).toBe('closing');
+  });
+
+  it('closing right after a prompt is answered settles the spawn and leaves nothing', async () => {
+    const s = new Session(ctx.host, 'ses_close2');
+    ctx.host.permissions.decide = () => 'hang';
+    const spawning = s.call('pty_spawn', { command: 'sleep', args: ['30'], description: 'starting at close' });
+    await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
+    ctx.host.permissions.release('allow');
+    await new Promise((resolve) => setImmediate(resolve));
+    await ctx.host.close();
+    const outcome = await spawning;
+    if (!outcome.ok) expect(outcome.code).toBe('closing');
+    expect(liveChildren()).toEqual([]);
+  });
+
+  it('the host cancelling a tool call at its prompt starts nothing and frees the slot', async () => {
+    const s = new Session(ctx.host, 'ses_cancel');
+    const children = liveChildren();
+    ctx.host.permissions.decide = () => 'hang';
+    const cancel = new AbortController();
+    const spawning = s.call('pty_spawn', { command: 'sleep', args: ['30'], description: 'cancelled' }, { signal: cancel.signal });
+    await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
+    cancel.abort(new Error('the user pressed Esc'));
+    expect(fails(await spawning).message).toBe('the user pressed Esc');
+    ctx.host.permissions.release('allow');
+    await sleep(100);
+    expect(liveChildren()).toEqual(children);
+    expect(await s.list()).toEqual([]);
+    ctx.host.permissions.decide = () => 'allow';
+    for (let i = 0; i < 5; i++) await s.spawn({ command: 'cat', description: `slot ${i}` });
+  });
+
+  it('a kill racing the natural exit ends consistently, without an error', async () => {
+    const s = new Session(ctx.host, 'ses_race');
+    const seen = new Set<string>();
+    for (let round = 0; round < 6; round++) {
+      const { id } = await s.spawn({ command: 'sleep', args: ['0.2'], description: `race ${round}` });
+      // Around the moment sleep exits by itself; which one wins varies, the outcome must be consistent.
+      await sleep(150 + 20 * round);
+      const killed = ok(await s.call('pty_kill', { id }));
+      expect(['exited', 'killed']).toContain(killed.status);
+      seen.add(killed.status);
+      const listed = (await s.list()).find((p) => p.id === id);
+      expect(listed).toMatchObject({ status: killed.status, exitCode: killed.exitCode, endedAt: killed.endedAt });
+      if (killed.status === 'exited') expect(killed.exitCode).toBe(0);
+      ok(await s.call('pty_kill', { id, cleanup: true }));
+    }
+    expect(seen.size).toBeGreaterThan(0);
+  });
+
+  it('ends a PTY at timeoutSeconds with status timeout', async () => {
+    const s = new Session(ctx.host, 'ses_timeout');
+    const { id, timeoutSeconds } = await s.spawn({ command: 'sleep', args: ['30'], description: 'too slow', timeoutSeconds: 1 });
+    expect(timeoutSeconds).toBe(1);
+    const ended = await s.untilStatus(id, ['timeout', 'exited', 'killed']);
+    expect(ended).toMatchObject({ status: 'timeout', timedOut: true, timeoutSeconds: 1 });
+    expect(ended.endedAt).toEqual(expect.any(String));
+    expect((await s.read(id)).status).toBe('timeout');
+  });
+});

@@ -1,0 +1,121 @@
+import { CANONICAL_LINE_MAX_BYTES, GREP_TIMEOUT_MS, MAX_BUFFER_CHARS, MAX_GREP_WORKERS, MAX_LINE_CHARS, MAX_READ_LIMIT, MAX_READ_OFFSET } from '../../src/limits.js';
+import { waitFor } from './fixtures/host-fixture.js';
+import { HOSTS, Session, fails, ok, useHost, type ReadLine } from './fixtures/suite.js';
+
+jest.setTimeout(120_000);
+
+const FLOOD_LINES = 300_000;
+
+describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
+  const ctx = useHost(factory);
+
+  it('pages with absolute line numbers, and counts what flooding dropped', async () => {
+    const s = new Session(ctx.host, 'ses_flood');
+    // 300k numbered lines are ~2 MB: well past the 1,000,000-character buffer.
+    const { id } = await s.spawn({ command: 'seq', args: ['1', String(FLOOD_LINES)], description: 'flood' });
+    await s.untilStatus(id, ['exited'], 60_000);
+
+    const head = await s.read(id, { offset: 0, limit: 3 });
+    expect(head.totalLines).toBe(FLOOD_LINES);
+    expect(head.droppedLines).toBeGreaterThan(0);
+    expect(head.firstLine).toBe(head.droppedLines + 1);
+    expect(head.retainedLines).toBe(FLOOD_LINES - head.droppedLines);
+    // What is kept fits the bound: each line counts its length plus its newline.
+    const kept = Array.from({ length: head.retainedLines }, (_, i) => String(head.firstLine + i).length + 1).reduce((a, b) => a + b, 0);
+    expect(kept).toBeLessThanOrEqual(MAX_BUFFER_CHARS);
+    // Line n holds the number n: the line numbers are absolute.
+    expect(head.lines).toEqual([0, 1, 2].map((i) => ({ line: head.firstLine + i, text: String(head.firstLine + i) })));
+    expect(head).toMatchObject({ offset: 0, returned: 3, hasMore: true, nextOffset: 3 });
+
+    const tail = await s.read(id, { tail: true, limit: 3 });
+    expect(tail.lines).toEqual([FLOOD_LINES - 2, FLOOD_LINES - 1, FLOOD_LINES].map((n) => ({ line: n, text: String(n) })));
+    expect(tail).toMatchObject({ offset: head.retainedLines - 3, returned: 3, hasMore: false, nextOffset: null });
+
+    const page = await s.read(id, { offset: MAX_READ_OFFSET, limit: MAX_READ_LIMIT });
+    expect(page.returned).toBe(MAX_READ_LIMIT);
+    expect((page.lines as ReadLine[])[0]).toEqual({ line: head.firstLine + MAX_READ_OFFSET, text: String(head.firstLine + MAX_READ_OFFSET) });
+    expect(page.nextOffset).toBe(MAX_READ_OFFSET + MAX_READ_LIMIT);
+
+    // A search reports absolute line numbers too.
+    const found = await s.read(id, { pattern: `^${FLOOD_LINES - 1}$` });
+    expect(found.lines).toEqual([{ line: FLOOD_LINES - 1, text: String(FLOOD_LINES - 1) }]);
+  });
+
+  it('searches with a regular expression, case-insensitively when asked', async () => {
+    const s = new Session(ctx.host, 'ses_grep');
+    const { id } = await s.spawn({ command: 'printf', args: ['alpha\\nBeta\\nbeta\\ngamma beta\\nBETA!\\n'], description: 'words' });
+    await s.untilStatus(id, ['exited']);
+    const exact = await s.read(id, { pattern: 'beta' });
+    expect(exact.lines).toEqual([
+      { line: 3, text: 'beta' },
+      { line: 4, text: 'gamma beta' },
+    ]);
+    expect(exact).toMatchObject({ pattern: 'beta', ignoreCase: false, matches: 2, limitReached: false });
+    const loose = await s.read(id, { pattern: '^beta', ignoreCase: true });
+    expect(loose.lines.map((l: ReadLine) => l.line)).toEqual([2, 3, 5]);
+    const limited = await s.read(id, { pattern: 'beta', ignoreCase: true, limit: 2 });
+    expect(limited).toMatchObject({ matches: 2, limitReached: true });
+    expect(fails(await s.call('pty_read', { id, pattern: 'beta', tail: true })).message).toMatch(/cannot be combined with offset, tail or raw/);
+  });
+
+  it('explains an invalid pattern with grep’s own complaint', async () => {
+    const s = new Session(ctx.host, 'ses_badregex');
+    const { id } = await s.spawn({ command: 'echo', args: ['text'], description: 'something to search' });
+    await s.untilStatus(id, ['exited']);
+    const failed = fails(await s.call('pty_read', { id, pattern: 'a(' }));
+    expect(failed.code).toBe('invalid_input');
+    expect(failed.message).toMatch(/grep rejected the pattern: .*Unmatched \( or \\\(/);
+  });
+
+  it('stops a catastrophic pattern with pattern_too_expensive', async () => {
+    const s = new Session(ctx.host, 'ses_redos');
+    // 40,009 is prime: ^(aa+)\1+$ backtracks through every split and never matches.
+    const { id } = await s.spawn({ command: 'python3', args: ['-c', "print('a' * 40009)"], description: 'one long line' });
+    await s.untilStatus(id, ['exited']);
+    const read = await s.read(id);
+    expect(read.lines).toEqual([{ line: 1, text: 'a'.repeat(MAX_LINE_CHARS), cutFrom: 40_009 }]);
+    const failed = fails(await s.call('pty_read', { id, pattern: '^(aa+)\\1+$' }));
+    expect(failed.code).toBe('pattern_too_expensive');
+    expect(failed.message).toContain(`stopped after ${GREP_TIMEOUT_MS} ms`);
+    // The PTY is still readable and searchable afterwards.
+    expect((await s.read(id, { pattern: '^a+$' })).matches).toBe(1);
+  });
+
+  it('runs more concurrent searches than grep workers, all succeeding', async () => {
+    const s = new Session(ctx.host, 'ses_many');
+    const { id } = await s.spawn({ command: 'seq', args: ['1', '20000'], description: 'numbers' });
+    await s.untilStatus(id, ['exited']);
+    const patterns = Array.from({ length: MAX_GREP_WORKERS + 1 }, (_, i) => `^${i + 1}999$`);
+    const results = await Promise.all(patterns.map((pattern) => s.call('pty_read', { id, pattern })));
+    expect(results.map((r) => ok(r).lines)).toEqual(patterns.map((_, i) => [{ line: (i + 1) * 1000 + 999, text: String((i + 1) * 1000 + 999) }]));
+  });
+
+  it('refuses a line longer than the canonical-mode limit to cat, and takes it for a raw-mode program', async () => {
+    const s = new Session(ctx.host, 'ses_long');
+    const long = 'x'.repeat(5000);
+    const cat = await s.spawn({ command: 'cat', description: 'line mode' });
+    const refused = fails(await s.call('pty_write', { id: cat.id, data: long }));
+    expect(refused.code).toBe('limit');
+    expect(refused.message).toContain(`an input line of 5000 bytes`);
+    expect(refused.message).toContain(`the kernel silently cuts a line at ${CANONICAL_LINE_MAX_BYTES} bytes`);
+    expect(refused.message).toContain('Nothing was written');
+    // Lines within the limit are fine.
+    await s.write(cat.id, `${'y'.repeat(CANONICAL_LINE_MAX_BYTES)}\\n`);
+    // Shown cut at MAX_LINE_CHARS, with the full length: all 4095 bytes arrived, nothing of the refused write.
+    const [line] = await waitFor(async () => {
+      const read = await s.read(cat.id);
+      return read.totalLines === 1 ? (read.lines as ReadLine[]) : undefined;
+    }, 'the 4095-byte line');
+    expect(line).toEqual({ line: 1, text: 'y'.repeat(MAX_LINE_CHARS), cutFrom: CANONICAL_LINE_MAX_BYTES });
+
+    const raw = await s.spawn({
+      command: 'python3',
+      args: ['-c', "import tty,sys; tty.setraw(0); print('ready', flush=True); print(len(sys.stdin.buffer.read(5000)), flush=True)"],
+      description: 'raw mode',
+    });
+    await s.untilOutput(raw.id, 'ready');
+    expect(await s.write(raw.id, long)).toMatchObject({ bytesWritten: 5000 });
+    await s.untilOutput(raw.id, /^5000$/m);
+    await waitFor(async () => (await s.list()).find((p) => p.id === raw.id)?.status === 'exited', 'the raw-mode program to exit');
+  });
+});
