@@ -79,24 +79,22 @@ function resultOrThrow<T>(what: string, result: V1Result<T>): T | undefined {
 }
 
 /**
- * Delivers an exit notification: into a busy session as a synthetic message its next step reads; into an
- * idle one as a new turn that keeps the session's current agent and model (read from its last user message,
- * since a prompt without them would fall back to defaults and silently switch the user's model).
+ * Delivers an exit notification, always with the agent and model of the session's last user message: into an
+ * idle session as a new turn; into a busy one as a `noReply` message its next step reads. OpenCode 1.18.33 gives
+ * every prompt, `noReply` ones included, an agent and a model (the defaults when none is passed) and runs a
+ * turn's next step with those of its LAST user message, so a notification without them would switch the
+ * user's agent and model, in a woken turn and in the middle of a running one alike (seen end to end).
  */
 async function notifyV1(client: V1Client, activity: SessionActivity, n: ExitNotification, signal: AbortSignal): Promise<void> {
   const parts = [{ type: 'text' as const, text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } }];
-  if (!activity.isBusy(n.sessionID)) {
-    const messages = resultOrThrow('reading the session', await client.session.messages({ path: { id: n.sessionID }, query: { limit: WAKE_LOOKUP_MESSAGES }, signal })) ?? [];
-    const lastUser = [...messages].reverse().find((m) => m.info.role === 'user' && m.info.agent && m.info.model);
-    if (lastUser?.info.agent && lastUser.info.model) {
-      resultOrThrow(
-        'waking the session',
-        await client.session.promptAsync({ path: { id: n.sessionID }, body: { agent: lastUser.info.agent, model: lastUser.info.model, parts }, signal }),
-      );
-      return;
-    }
+  const messages = resultOrThrow('reading the session', await client.session.messages({ path: { id: n.sessionID }, query: { limit: WAKE_LOOKUP_MESSAGES }, signal })) ?? [];
+  const lastUser = [...messages].reverse().find((m) => m.info.role === 'user' && m.info.agent && m.info.model);
+  const keep = lastUser?.info.agent && lastUser.info.model ? { agent: lastUser.info.agent, model: lastUser.info.model } : undefined;
+  if (keep && !activity.isBusy(n.sessionID)) {
+    resultOrThrow('waking the session', await client.session.promptAsync({ path: { id: n.sessionID }, body: { ...keep, parts }, signal }));
+    return;
   }
-  resultOrThrow('queueing the notification', await client.session.promptAsync({ path: { id: n.sessionID }, body: { noReply: true, parts }, signal }));
+  resultOrThrow('queueing the notification', await client.session.promptAsync({ path: { id: n.sessionID }, body: { noReply: true, ...keep, parts }, signal }));
 }
 
 function v1CallContext(ctx: V1ToolContext): CallContext {

@@ -368,12 +368,17 @@ export const ZodProbe = async () => ({
     show('host zod, out of range (n: 7) as the model sees it', model.toolResult('call_host_range'));
     show('host zod, n omitted (default 1) as the model sees it', model.toolResult('call_host_default'));
     show('model requests / pending', [model.modelRequests.length, model.pending]);
-    // Pinned 1.18.33 behaviour (see README): a foreign zod's checks vanish from the offered JSON Schema…
+    // Pinned 1.18.33 behaviour (see README): the host's zod keeps every check in the offered JSON Schema…
     expect(schemaOf('zod_host_rich')).toMatchObject({ properties: { id: { pattern: '^pty_[0-9a-f]{8}$' }, list: { maxItems: 3 }, s: { minLength: 1, maxLength: 5 } } });
+    // …and so does this repo's zod since it is pinned to the host's version (4.1.8). With zod 4.6.7 here,
+    // `pattern`, `maxItems`, `minLength`/`maxLength` vanished and `id` was offered as `{description, type}` only.
     const ownRich = schemaOf('zod_own_rich') as { properties: Record<string, Record<string, unknown>>; required: string[] };
-    expect(ownRich.properties.id).toEqual({ description: 'id', type: 'string' });
+    expect(ownRich.properties.id).toEqual({ description: 'id', type: 'string', pattern: '^pty_[0-9a-f]{8}$' });
+    expect(ownRich.properties.list).toEqual({ type: 'array', items: { type: 'string' }, maxItems: 3 });
+    expect(ownRich.properties.s).toEqual({ type: 'string', minLength: 1, maxLength: 5 });
     expect(ownRich.properties.mode).toEqual({ type: 'string', enum: ['a', 'b'] });
     expect(ownRich.required).toEqual(['id']);
+    expect(schemaOf('zod_own_probe')).toEqual(schemaOf('zod_host_probe'));
     // …and OpenCode validates nothing: execute() gets the model's raw JSON (no types, bounds or defaults)
     expect(model.toolResult('call_own_bad')).toContain('args.text.repeat is not a function');
     expect(model.toolResult('call_own_range')).toBe('own:xxxxxxx');

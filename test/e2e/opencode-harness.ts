@@ -37,8 +37,13 @@ export const DEFAULT_SERVE_READY_TIMEOUT_MS = 60_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_EVENT_TIMEOUT_MS = 30_000;
 export const DEFAULT_STOP_GRACE_MS = 5_000;
-/** After the instance answered, the longest wait for OpenCode's next log flush (plugin init errors). */
-export const PLUGIN_ERROR_SETTLE_MS = 3_000;
+/**
+ * After the instance answered, the longest wait for OpenCode's log to show that the tool registry was built
+ * (`TOOL_REGISTRY_LOG_LINE`): plugin init errors are logged before it, and the log is flushed in order.
+ */
+export const PLUGIN_ERROR_SETTLE_MS = 10_000;
+/** Logged by OpenCode 1.18.33 when the tool registry is built, after every plugin was loaded (or failed). */
+export const TOOL_REGISTRY_LOG_LINE = 'message="shell tool using shell"';
 
 /** The built plugin under test (`npm run build`), and the export OpenCode should initialise. */
 export const BUILT_PLUGIN_ENTRY = path.join(REPO_ROOT, 'dist', 'index.js');
@@ -63,6 +68,11 @@ export function localPtyViaPluginsDir(): Pick<HarnessOptions, 'pluginFiles'> {
       'local-pty.js': `export { ${BUILT_PLUGIN_EXPORT} } from ${JSON.stringify(pathToFileURL(BUILT_PLUGIN_ENTRY).href)};\n`,
     },
   };
+}
+
+/** Like `localPtyViaPluginsDir`, in the project's own config dir (`<project>/.opencode/plugins/local-pty.js`). */
+export function localPtyViaProjectPluginsDir(): Pick<HarnessOptions, 'projectPluginFiles'> {
+  return { projectPluginFiles: localPtyViaPluginsDir().pluginFiles };
 }
 
 const DISABLE_ENV: Record<string, string> = {
@@ -98,6 +108,8 @@ export interface HarnessOptions {
   projectPluginFiles?: Record<string, string>;
   /** Merged last into opencode.json. */
   extraConfig?: Record<string, unknown>;
+  /** More model ids for the `mock` provider (besides `mock-model`), e.g. to prove a turn kept a non-default model. */
+  extraModels?: string[];
   /** Default `stub`. */
   pluginPackage?: PluginPackageMode;
   /** `git init` the project dir (default false; OpenCode then files everything under project "global"). */
@@ -410,7 +422,9 @@ export class OpencodeHarness {
           npm: '@ai-sdk/openai-compatible',
           name: 'Mock',
           options: { baseURL, apiKey: 'mock-key' },
-          models: { [MODEL_ID]: { name: 'Mock Model', tool_call: true, limit: { context: 128_000, output: 8_000 } } },
+          models: Object.fromEntries(
+            [MODEL_ID, ...(opts.extraModels ?? [])].map((id) => [id, { name: `Mock ${id}`, tool_call: true, limit: { context: 128_000, output: 8_000 } }]),
+          ),
         },
       },
       model: MODEL_REF,
@@ -529,6 +543,7 @@ export class OpencodeHarness {
   /** `opencode serve` on a free port; resolves once `GET /config` answers (and the event stream is connected). */
   async serve(o: ServeOptions = {}): Promise<ServeHandle> {
     const port = await freePort();
+    const logOffset = this.logs().length;
     const start = Date.now();
     const t = this.spawnOpencode(['serve', '--port', String(port), '--hostname', '127.0.0.1', ...(o.printLogs ? ['--print-logs'] : [])], 'serve');
     let stdout = '';
@@ -573,11 +588,11 @@ export class OpencodeHarness {
       const ids = await client.tool.ids({}, { throwOnError: true });
       toolIds = Array.isArray(ids.data) ? (ids.data as string[]) : [];
       if (o.failOnPluginLoadError ?? true) {
-        // OpenCode flushes its log file in batches (~0.5 s): wait for the next flush so a plugin function
-        // that threw on init is in the log; the events of import failures arrive meanwhile too.
-        const len0 = this.logs().length;
+        // OpenCode flushes its log file in batches (~0.5 s), in order. A plugin function that threw on init is
+        // logged before the tool registry is built, so once the registry's line is in the file, so is the error.
+        // (Waiting for "the next flush" instead was flaky under load: an earlier batch could end the wait.)
         const until = Date.now() + PLUGIN_ERROR_SETTLE_MS;
-        while (Date.now() < until && this.logs().length === len0) await new Promise((r) => setTimeout(r, 50));
+        while (Date.now() < until && !this.logs().slice(logOffset).includes(TOOL_REGISTRY_LOG_LINE)) await new Promise((r) => setTimeout(r, 50));
       }
     } catch (e) {
       await events.stop();
@@ -668,9 +683,13 @@ export class OpencodeHarness {
       .join('\n');
   }
 
-  /** Processes still alive that were started (directly or not) by this harness. */
+  /**
+   * Processes still alive that were started (directly or not) by this harness: those carrying its marker in
+   * their environment, and those whose working directory is inside its temp root. The second catches a PTY's
+   * processes, which get a fixed environment (no marker) but run in the project or another dir of the root.
+   */
   leftoverProcesses(): MarkedProcess[] {
-    return findMarkedProcesses(this.id);
+    return findMarkedProcesses(this.id, this.root);
   }
 
   /** Ends every process this harness started (and anything carrying its marker), then removes the temp root. */
@@ -686,7 +705,7 @@ export class OpencodeHarness {
         await endTracked(t, { graceMs: 2_000 });
       }
     }
-    for (const p of killMarkedProcesses(this.id)) killed.push(`marked pid ${p.pid}: ${p.cmdline}`);
+    for (const p of killMarkedProcesses(this.id, this.root)) killed.push(`marked pid ${p.pid}: ${p.cmdline}`);
     if (killed.length) log(this.label, `dispose killed: ${killed.join('; ')}`);
     if (!(this.opts.keep || process.env.OPENCODE_E2E_KEEP)) fs.rmSync(this.root, { recursive: true, force: true });
     return { killed };

@@ -105,9 +105,14 @@ export interface MarkedProcess {
   cmdline: string;
 }
 
-/** Processes (other than this one) whose environment carries `OPENCODE_E2E_MARK=<mark>`. Linux only. */
-export function findMarkedProcesses(mark: string): MarkedProcess[] {
+/**
+ * Processes (other than this one) whose environment carries `OPENCODE_E2E_MARK=<mark>`, or, with `cwdRoot`,
+ * whose working directory is `cwdRoot` or inside it (a PTY's processes get a fixed environment without the
+ * marker, but run in a directory of the harness's temp root). Zombies are skipped. Linux only.
+ */
+export function findMarkedProcesses(mark: string, cwdRoot?: string): MarkedProcess[] {
   const needle = `${MARK_VAR}=${mark}`;
+  const root = cwdRoot === undefined ? undefined : realpathOr(cwdRoot);
   const out: MarkedProcess[] = [];
   let entries: string[];
   try {
@@ -121,7 +126,12 @@ export function findMarkedProcesses(mark: string): MarkedProcess[] {
     if (pid === process.pid) continue;
     try {
       const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
-      if (!env.split('\0').includes(needle)) continue;
+      let ours = env.split('\0').includes(needle);
+      if (!ours && root !== undefined) {
+        const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+        ours = cwd === root || cwd.startsWith(`${root}/`);
+      }
+      if (!ours) continue;
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (/\) Z /.test(stat)) continue; // zombie: already dead, waiting to be reaped
       const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
@@ -133,9 +143,17 @@ export function findMarkedProcesses(mark: string): MarkedProcess[] {
   return out;
 }
 
-/** SIGKILLs every process carrying the marker; returns what it killed. */
-export function killMarkedProcesses(mark: string): MarkedProcess[] {
-  const found = findMarkedProcesses(mark);
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** SIGKILLs every process carrying the marker (or running inside `cwdRoot`); returns what it killed. */
+export function killMarkedProcesses(mark: string, cwdRoot?: string): MarkedProcess[] {
+  const found = findMarkedProcesses(mark, cwdRoot);
   for (const p of found) {
     try {
       process.kill(p.pid, 'SIGKILL');

@@ -149,15 +149,15 @@ describe('V1 notifications keep the session’s agent and model', () => {
     expect(call!.body.noReply).toBeUndefined();
   });
 
-  it('queues into a busy session with noReply, and wakes it again once idle', async () => {
+  it('queues into a busy session with noReply (keeping its agent and model), and wakes it again once idle', async () => {
     const s = new Session(host, 'ses_busy');
     await host.setStatus('ses_busy', 'busy');
     const busy = await s.spawn({ command: 'true', description: 'while busy', notifyOnExit: true });
     await waitFor(() => notificationFor(host.notifications, busy.id), 'the queued notification');
-    expect(host.promptCalls[0]!.body).toMatchObject({ noReply: true });
-    expect(host.promptCalls[0]!.body.agent).toBeUndefined();
-    expect(host.promptCalls[0]!.body.model).toBeUndefined();
-    expect(host.messageCalls).toEqual([]);
+    // OpenCode runs a turn's next step with the agent and model of its last user message, a noReply one too
+    // (test/e2e/local-pty.e2e.ts): a queued message without them would switch the model mid-turn.
+    expect(host.promptCalls[0]!.body).toMatchObject({ noReply: true, agent: 'build', model: { providerID: 'mock', modelID: 'mock-model' } });
+    expect(host.messageCalls).toEqual([{ id: 'ses_busy', limit: WAKE_LOOKUP_MESSAGES }]);
 
     await host.setStatus('ses_busy', 'idle');
     const idle = await s.spawn({ command: 'true', description: 'while idle', notifyOnExit: true });

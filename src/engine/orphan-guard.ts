@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fixedEnvironment } from './environment.js';
+import { BASH_PATH } from './system-paths.js';
+
+/**
+ * The guard's program. It reads `+SID` / `-SID` lines (a PTY session to guard / to forget) from its stdin,
+ * whose other end only the host holds. EOF means the host is gone (or has nothing left to guard): then it
+ * SIGKILLs every live member of every session still listed, sweeping /proc until a sweep finds none (a loop
+ * that forks gets its new children killed in the next sweep), and exits.
+ *
+ * A session's fields are read from /proc/PID/stat after the LAST ") " (the command name may hold spaces and
+ * parentheses): state, ppid, pgrp, session. Descriptors above 2 that the host inherited without close-on-exec
+ * are closed first, as for the PTYs themselves (see script-invocation.ts).
+ */
+const GUARD_PROGRAM = [
+  'for f in /proc/$$/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done 2>/dev/null',
+  'declare -A live=()',
+  'while IFS= read -r line; do',
+  '  if [[ $line =~ ^([+-])([0-9]+)$ ]]; then',
+  '    if [[ ${BASH_REMATCH[1]} == + ]]; then live[${BASH_REMATCH[2]}]=1; else unset "live[${BASH_REMATCH[2]}]"; fi',
+  '  fi',
+  'done',
+  '(( ${#live[@]} == 0 )) && exit 0',
+  'for round in {1..100}; do',
+  '  found=0',
+  '  for f in /proc/[0-9]*/stat; do',
+  '    read -r s < "$f" 2>/dev/null || continue',
+  "    set -- ${s##*') '}",
+  '    if [[ $1 != Z && -n ${live[$4]} ]]; then p=${f%/stat}; kill -KILL "${p#/proc/}" 2>/dev/null; found=1; fi',
+  '  done',
+  '  (( found )) || exit 0',
+  'done',
+].join('\n');
+
+/**
+ * Ends the PTYs of a host that died without closing the plugin. OpenCode 1.18.33 (`opencode serve`) has no
+ * SIGTERM handler: SIGTERM ends it at once, no JavaScript runs (no dispose hook, no 'exit' event), and a
+ * plugin must not add a handler (that would change the host's own shutdown). `script` dies with the host
+ * (`setpriv --pdeathsig KILL`) and the kernel hangs up its terminal, but a command that ignores SIGHUP, and
+ * anything it started, would outlive it.
+ *
+ * So while PTYs run, one small detached bash (its own session: a signal to the host's process group does not
+ * reach it) holds the read end of a pipe from the host and the list of live PTY session ids. When the host
+ * exits, by any signal or SIGKILL, the pipe reaches EOF and the guard kills those sessions. When the last PTY
+ * has ended, the host closes the pipe with an empty list and the guard exits: it only exists while PTYs do.
+ *
+ * A session id is listed only while its PTY runs (from the moment its leader is seen until `script` is
+ * reaped), and Linux does not reuse a pid while it names a live session, so the guard never hits a
+ * stranger's session. Best effort by design: if the guard cannot start, PTYs run unguarded as before.
+ */
+export class OrphanGuard {
+  private child: ChildProcess | undefined;
+  private readonly sessions = new Set<number>();
+
+  /** Guards the PTY session `sessionId` until `release`. */
+  watch(sessionId: number): void {
+    if (this.sessions.has(sessionId)) return;
+    this.sessions.add(sessionId);
+    if (this.child) this.send(`+${sessionId}`);
+    else this.start();
+  }
+
+  /** The PTY has ended: forget its session; with none left, the guard exits. */
+  release(sessionId: number): void {
+    if (!this.sessions.delete(sessionId)) return;
+    this.send(`-${sessionId}`);
+    if (this.sessions.size === 0) this.stop();
+  }
+
+  /** pid of the running guard, if any (for tests). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** What the host's death does: the pipe closes with the sessions still listed (for tests). */
+  abandon(): void {
+    this.sessions.clear();
+    this.stop();
+  }
+
+  private start(): void {
+    let child: ChildProcess;
+    try {
+      child = spawn(BASH_PATH, ['--norc', '--noprofile', '-c', GUARD_PROGRAM, 'local-pty-guard'], {
+        cwd: '/',
+        env: fixedEnvironment(),
+        detached: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+    } catch {
+      return;
+    }
+    child.on('error', () => this.forget(child));
+    child.on('exit', () => this.forget(child));
+    child.stdin?.on('error', () => undefined);
+    // Neither the guard nor its pipe may keep the host's event loop alive.
+    child.unref();
+    (child.stdin as { unref?: () => void } | null)?.unref?.();
+    this.child = child;
+    for (const sessionId of this.sessions) this.send(`+${sessionId}`);
+  }
+
+  private stop(): void {
+    const child = this.child;
+    this.child = undefined;
+    child?.stdin?.end();
+  }
+
+  /** The guard died (killed by someone, or it could not start): the next `watch` starts a new one. */
+  private forget(child: ChildProcess): void {
+    if (this.child === child) this.child = undefined;
+  }
+
+  private send(line: string): void {
+    const stdin = this.child?.stdin;
+    if (stdin && !stdin.destroyed && stdin.writable) stdin.write(`${line}\n`);
+  }
+}
+
+/** One guard per host process: it watches over every PTY of every plugin instance in it. */
+export const orphanGuard = new OrphanGuard();

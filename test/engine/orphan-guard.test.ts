@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { OrphanGuard } from '../../src/engine/orphan-guard.js';
+import { allProcesses } from '../../src/engine/procfs.js';
+import { isRunning, sleep, waitUntil } from '../support/procs.js';
+
+jest.setTimeout(20_000);
+
+/** A session leader (its own session, like a PTY's command) that ignores HUP and TERM, with a child that does too. */
+function stubbornSession(): ChildProcess {
+  return spawn('/bin/sh', ['-c', 'trap "" HUP TERM; while :; do sleep 1; done'], { detached: true, stdio: 'ignore' });
+}
+
+const membersOf = (sid: number) => allProcesses().filter((p) => p.sessionId === sid && p.state !== 'Z');
+
+describe('OrphanGuard', () => {
+  const started: ChildProcess[] = [];
+  afterEach(() => {
+    for (const c of started.splice(0)) {
+      for (const p of membersOf(c.pid!)) process.kill(p.pid, 'SIGKILL');
+    }
+  });
+
+  it('kills every member of a guarded session when the host side of its pipe closes (the host died)', async () => {
+    const guard = new OrphanGuard();
+    const leader = stubbornSession();
+    started.push(leader);
+    const sid = leader.pid!;
+    await waitUntil(() => membersOf(sid).length >= 2, 'the loop has its sleep');
+    guard.watch(sid);
+    const guardPid = guard.pid!;
+    expect(isRunning(guardPid)).toBe(true);
+
+    guard.abandon();
+    await waitUntil(() => membersOf(sid).length === 0, 'the guarded session is empty', 5_000);
+    await waitUntil(() => !isRunning(guardPid), 'the guard exits', 5_000);
+  });
+
+  it('exits without killing anything once every session is released, and starts again for the next', async () => {
+    const guard = new OrphanGuard();
+    const leader = stubbornSession();
+    started.push(leader);
+    const sid = leader.pid!;
+    guard.watch(sid);
+    const first = guard.pid!;
+    guard.release(sid);
+    expect(guard.pid).toBeUndefined();
+    await waitUntil(() => !isRunning(first), 'the idle guard exits', 5_000);
+    await sleep(200);
+    expect(isRunning(sid)).toBe(true);
+
+    guard.watch(sid);
+    expect(guard.pid).not.toBe(first);
+    expect(isRunning(guard.pid!)).toBe(true);
+    guard.release(sid);
+  });
+
+  it('ignores lines that are not a session id, and a release of an unknown session', async () => {
+    const guard = new OrphanGuard();
+    guard.release(12345);
+    expect(guard.pid).toBeUndefined();
+    const leader = stubbornSession();
+    started.push(leader);
+    guard.watch(leader.pid!);
+    for (const junk of ['+', '+abc', '-x', 'hello', '+ 12']) (guard as unknown as { send(line: string): void }).send(junk);
+    guard.abandon();
+    await waitUntil(() => membersOf(leader.pid!).length === 0, 'the guarded session is empty', 5_000);
+  });
+});
