@@ -7,7 +7,6 @@ import { shellCommandLine } from '../engine/shell-quote.js';
 import {
   CLOSE_TIMEOUT_MS,
   DEFAULT_COLS,
-  DEFAULT_READ_LIMIT,
   DEFAULT_ROWS,
   MAX_PENDING_NOTIFICATIONS,
   MAX_REMEMBERED_DELETED_OWNERS,
@@ -23,7 +22,7 @@ import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../tools/sche
 import { describePty, exitEnvelope, exitLabel } from './envelopes.js';
 import type { CallContext, ExitNotification, HostPort } from './host-port.js';
 import { PtySession } from './pty-session.js';
-import { viewLines } from './read-view.js';
+import { readOutput } from './read-output.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
 import type { ptyProcess$ } from '../streams/pty-process.js';
 
@@ -186,50 +185,13 @@ export class LocalPty {
   }
 
   // ── pty_read ───────────────────────────────────────────────────────────────────────────────
-  async read(ctx: CallContext, input: ReadInput) {
+  read(ctx: CallContext, input: ReadInput) {
     const owner = ctx.sessionID;
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
-    const { buffer } = session;
-    const limit = input.limit ?? DEFAULT_READ_LIMIT;
-    const base = {
-      id: input.id,
-      status: session.status,
-      exitCode: session.exitCode,
-      totalLines: buffer.totalLines,
-      firstLine: buffer.firstLine,
-      droppedLines: buffer.droppedLines,
-      retainedLines: buffer.retainedLines,
-    };
-    if (input.pattern !== undefined) {
-      if (input.offset !== undefined || input.tail || input.raw) {
-        throw new PtyError('invalid_input', 'pty_read: pattern searches all retained lines; it cannot be combined with offset, tail or raw.');
-      }
-      const { text, firstLine } = buffer.searchText();
-      const matches = await this.inflight.run(owner, (signal) =>
-        this.grep.search({ text, pattern: input.pattern!, ignoreCase: input.ignoreCase ?? false, maxMatches: limit, signal: anySignal(signal, ctx.signal) }),
-      );
-      const lines = viewLines(matches.map((m) => ({ lineNumber: firstLine + m.lineNumber - 1, text: m.text })));
-      return { ...base, pattern: input.pattern, ignoreCase: input.ignoreCase ?? false, matches: lines.length, limitReached: lines.length >= limit, lines };
-    }
-    if (input.ignoreCase !== undefined) {
-      throw new PtyError('invalid_input', 'pty_read: ignoreCase only applies with pattern.');
-    }
-    if (input.tail && input.offset !== undefined) {
-      throw new PtyError('invalid_input', 'pty_read: give either offset (page from the start) or tail (the newest lines), not both.');
-    }
-    if (input.raw) {
-      const rawLines = buffer.rawText().split('\n');
-      const start = input.tail ? Math.max(0, rawLines.length - limit) : Math.min(input.offset ?? 0, rawLines.length);
-      const slice = rawLines.slice(start, start + limit);
-      const end = start + slice.length;
-      return { ...base, raw: true, rawLines: rawLines.length, offset: start, returned: slice.length, text: slice.join('\n'), hasMore: end < rawLines.length, nextOffset: end < rawLines.length ? end : null };
-    }
-    const retained = buffer.retainedLines;
-    const page = input.tail ? buffer.tail(limit) : buffer.page(input.offset ?? 0, limit);
-    const offset = input.tail ? retained - page.length : Math.min(input.offset ?? 0, retained);
-    const end = offset + page.length;
-    return { ...base, offset, returned: page.length, lines: viewLines(page), hasMore: end < retained, nextOffset: end < retained ? end : null };
+    return readOutput(session, input, (request) =>
+      this.inflight.run(owner, (signal) => this.grep.search({ ...request, signal: anySignal(signal, ctx.signal) })),
+    );
   }
 
   // ── pty_list ───────────────────────────────────────────────────────────────────────────────
