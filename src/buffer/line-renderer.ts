@@ -37,12 +37,23 @@ const C1_PM = 0x9e;
 const C1_APC = 0x9f;
 const REPLACEMENT = '\uFFFD';
 
-/** What plain text stops at: controls, and surrogates (their pairing is checked one by one). */
-const SPECIAL = /[\x00-\x1f\x7f-\x9f\ud800-\udfff]/g;
+/**
+ * What plain text stops at: controls, and surrogates (their pairing is checked one by one). `\n` is looked for
+ * apart (with indexOf, a memchr), so this is every such unit but `\n`.
+ */
+const SPECIAL_BUT_LF = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]/g;
 /** First capacity of a line's cells; it doubles as the line grows. */
 const INITIAL_LINE_CELLS = 256;
 /** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
 const DECODE_SLICE = 8_192;
+
+const indexOrEnd = (index: number, end: number): number => (index < 0 ? end : index);
+
+/** Index of the next match of a one-unit global `pattern` at or after `from`, or the end. `test` allocates nothing. */
+function nextMatch(pattern: RegExp, input: string, from: number): number {
+  pattern.lastIndex = from;
+  return pattern.test(input) ? pattern.lastIndex - 1 : input.length;
+}
 
 const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
 const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
@@ -75,6 +86,12 @@ export class LineRenderer {
   // The current line, in absolute columns. Columns below `base` were cut off a line far longer than the bound.
   /** The line while it has only been appended to: columns `base..length`. */
   private text = '';
+  /**
+   * Whether `text` may hold a surrogate pair. Without one no column can hold half a pair, so `visibleStart` needs
+   * no look at `text`: reading a char of a long line built by appends (a cons string in V8) would flatten it,
+   * copying the whole line once per chunk.
+   */
+  private textHasPairs = false;
   /** The line once something overwrote or partly erased it (until it ends); `text` is unused meanwhile. */
   private cells: Uint16Array | undefined;
   private base = 0;
@@ -101,17 +118,40 @@ export class LineRenderer {
   push(chunk: string): string[] {
     const input = this.pendingHigh + chunk;
     this.pendingHigh = '';
+    const end = input.length;
     const completed: string[] = [];
+    // The next `\n` and the next other special unit at or after `i`, each still valid while it is >= i: found
+    // once, they serve every plain line before them, so a chunk of short lines costs one regex scan and a
+    // memchr per line rather than a regex call per line.
+    let lf = -1;
+    let other = -1;
     let i = 0;
-    while (i < input.length) {
+    while (i < end) {
       if (this.state !== State.Ground) {
         // false: the sequence took the char; true: the sequence is over and the char is text, read it again.
         if (!this.consumeInSequence(input.charCodeAt(i), completed)) i++;
         continue;
       }
+      if (lf < i) lf = indexOrEnd(input.indexOf('\n', i), end);
+      if (other < i) other = nextMatch(SPECIAL_BUT_LF, input, i);
+      if (this.length === 0 && this.cursor === 0 && this.cells === undefined) {
+        // Whole plain lines on a fresh line: nothing to overwrite, pad or cut, so each is the line as written.
+        // Taking one leaves the line fresh, so take all of them up to the next other special unit.
+        const from = i;
+        while (lf < other && lf - i <= this.maxLineChars) {
+          completed.push(input.slice(i, lf));
+          i = lf + 1;
+          lf = indexOrEnd(input.indexOf('\n', i), end);
+        }
+        if (other + 1 === lf && lf < end && input.charCodeAt(other) === CR && other - i <= this.maxLineChars) {
+          // `\r\n`: the `\r` only sends the cursor home first.
+          completed.push(input.slice(i, other));
+          i = lf + 1;
+        }
+        if (i > from) continue;
+      }
+      const special = lf < other ? lf : other;
       // The bulk of any output is plain text: take it a run at a time, up to the next special unit.
-      SPECIAL.lastIndex = i;
-      const special = SPECIAL.exec(input)?.index ?? input.length;
       if (special > i) {
         this.put(input.slice(i, special));
         i = special;
@@ -119,7 +159,7 @@ export class LineRenderer {
       }
       const unit = input.charCodeAt(i);
       if (isHigh(unit)) {
-        if (i + 1 === input.length) {
+        if (i + 1 === end) {
           this.pendingHigh = input.slice(i);
         } else if (isLow(input.charCodeAt(i + 1))) {
           this.put(input.slice(i, i + 2));
@@ -326,6 +366,8 @@ export class LineRenderer {
     if (this.cells === undefined && this.cursor >= this.length) {
       // Appending: the line stays a string. The cursor is at most a screen width past the end, so is the padding.
       const padding = this.cursor - this.length;
+      // Plain runs hold no surrogates (they stop at any); a pair is put on its own.
+      if (isHigh(run.charCodeAt(0))) this.textHasPairs = true;
       this.text += padding > 0 ? ' '.repeat(padding) + run : run;
       this.length += padding + run.length;
       this.cursor = this.length;
@@ -436,6 +478,7 @@ export class LineRenderer {
 
   private clearCells(): void {
     this.text = '';
+    this.textHasPairs = false;
     this.base = 0;
     this.length = 0;
     this.peak = 0;
@@ -445,6 +488,7 @@ export class LineRenderer {
   /** Where the visible line starts: within the line bound, and never on the second half of a cut pair. */
   private visibleStart(): number {
     const start = Math.max(this.length - this.maxLineChars, this.base);
+    if (this.cells === undefined && !this.textHasPairs) return start;
     return start < this.length && isLow(this.unitAt(start)) ? start + 1 : start;
   }
 

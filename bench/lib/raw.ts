@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../../src/limits.js';
+
+/** The same fixed environment the plugin gives its PTYs (see src/engine/environment.ts). */
+export function ptyEnvironment(): Record<string, string> {
+  const user = userInfo();
+  return {
+    HOME: user.homedir,
+    USER: user.username,
+    LOGNAME: user.username,
+    LANG: 'C.UTF-8',
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    SHELL: '/bin/sh',
+    TERM: 'xterm-256color',
+  };
+}
+
+/**
+ * The `-c` string for raw `script` running `bash -c SCRIPT` exactly as the plugin's PTY runs it: the same
+ * terminal size and `-onlcr` (the plugin turns onlcr off; with it on, short lines would measure the kernel's
+ * \n→\r\n rewrite, ~6 MB/s, not `script`'s copy loop), then `exec`.
+ */
+export function sameTerminalCommand(script: string): string {
+  return `stty rows ${DEFAULT_ROWS} cols ${DEFAULT_COLS} -onlcr; exec bash -c ${shellQuote(script)}`;
+}
+
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export type RawSink = 'devnull' | 'count';
+
+export interface RawRun {
+  readonly child: ChildProcess;
+  /** Resolves at `close` with the bytes counted (0 for /dev/null) and the exit code. */
+  readonly done: Promise<{ bytes: number; code: number | null; firstDataAt: number | null }>;
+}
+
+/**
+ * `script -q -e -E never -c CMD /dev/null` spawned from Node. stdin is a pipe kept open (as in the plugin:
+ * ending it makes script wait for the child). `devnull`: script's output goes straight to /dev/null (the
+ * ceiling of the design); `count`: Node reads it and only counts bytes (the floor of any Node host).
+ */
+export function rawScript(command: string, sink: RawSink): RawRun {
+  const out = sink === 'devnull' ? openSync('/dev/null', 'w') : 'pipe';
+  const child = spawn('/usr/bin/script', ['-q', '-e', '-E', 'never', '-c', command, '/dev/null'], {
+    stdio: ['pipe', out, 'pipe'],
+    env: ptyEnvironment(),
+    detached: true,
+  });
+  if (typeof out === 'number') closeSync(out);
+  let bytes = 0;
+  let firstDataAt: number | null = null;
+  child.stdout?.on('data', (chunk: Buffer) => {
+    if (firstDataAt === null) firstDataAt = performance.now();
+    bytes += chunk.length;
+  });
+  child.stderr?.resume();
+  const done = new Promise<{ bytes: number; code: number | null; firstDataAt: number | null }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ bytes, code, firstDataAt }));
+  });
+  return { child, done };
+}

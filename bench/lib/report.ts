@@ -1,0 +1,94 @@
+import type { Summary } from './stats.js';
+
+/** One side of a pair: what was measured and its samples' summary. */
+export interface Side {
+  readonly label: string;
+  readonly summary: Summary;
+  /** Which statistic the row compares (median unless said otherwise). */
+  readonly stat?: 'median' | 'p99' | 'max';
+}
+
+export interface Row {
+  readonly suite: string;
+  readonly name: string;
+  readonly unit: string;
+  readonly a: Side;
+  readonly b?: Side;
+  /** The compared ratio (its meaning is in `ratioLabel`). */
+  readonly ratio?: number;
+  readonly ratioLabel?: string;
+  /** Spread of the per-repetition (paired) ratios, when the ratio is their median. */
+  readonly ratioSpread?: { readonly min: number; readonly max: number };
+  readonly target: string;
+  /** null: no target for this row (informational). */
+  readonly met: boolean | null;
+  readonly note?: string;
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+export function fmt(value: number, digits?: number): string {
+  if (!Number.isFinite(value)) return '—';
+  const abs = Math.abs(value);
+  const d = digits ?? (abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3);
+  return value.toFixed(d);
+}
+
+function ratioText(r: Row): string {
+  if (r.ratio === undefined) return '';
+  const spread = r.ratioSpread ? ` [${fmt(r.ratioSpread.min, 2)}–${fmt(r.ratioSpread.max, 2)}]` : '';
+  return `${fmt(r.ratio, 2)}${spread}${r.ratioLabel ? ` ${r.ratioLabel}` : ''}`;
+}
+
+function side(s: Side | undefined): string {
+  if (s === undefined) return '';
+  const { summary } = s;
+  const stat = s.stat ?? 'median';
+  const main = fmt(summary[stat]);
+  const spread = summary.n > 1 ? ` [${fmt(summary.min)}–${fmt(summary.max)}]` : '';
+  return `${stat === 'median' ? '' : `${stat} `}${main}${spread} n=${summary.n}`;
+}
+
+export function verdict(met: boolean | null): string {
+  return met === null ? 'info' : met ? 'target met' : 'target MISSED';
+}
+
+/** A plain-text table: one row per measured pair. */
+export function table(rows: readonly Row[]): string {
+  const header = ['suite', 'case', 'unit', 'A', 'B', 'ratio', 'target', 'verdict'];
+  const cells = rows.map((r) => [
+    r.suite,
+    r.name,
+    r.unit,
+    `${r.a.label}: ${side(r.a)}`,
+    r.b ? `${r.b.label}: ${side(r.b)}` : '',
+    ratioText(r),
+    r.target,
+    verdict(r.met),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: readonly string[]) => c.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...cells.map(line)].join('\n');
+}
+
+/** The same rows as a Markdown table (for docs/PERFORMANCE.md). */
+export function markdown(rows: readonly Row[]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  const out = ['| suite | case | unit | A | B | ratio | target | verdict |', '|---|---|---|---|---|---|---|---|'];
+  for (const r of rows) {
+    out.push(
+      `| ${[
+        r.suite,
+        r.name,
+        r.unit,
+        `${r.a.label}: ${side(r.a)}`,
+        r.b ? `${r.b.label}: ${side(r.b)}` : '',
+        ratioText(r),
+        r.target,
+        verdict(r.met),
+      ]
+        .map(esc)
+        .join(' | ')} |`,
+    );
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,36 @@
+import { MiB } from './util.js';
+
+/** An output shape: a shell pipeline writing exactly `bytes` bytes, and how many lines that renders to. */
+export interface Shape {
+  readonly key: 'long' | 'log' | 'short';
+  readonly title: string;
+  script(bytes: number): string;
+  lines(bytes: number): number;
+}
+
+export const LONG: Shape = {
+  key: 'long',
+  title: 'long lines (no newline)',
+  script: (bytes) => `head -c ${bytes} /dev/zero | tr '\\0' a`,
+  lines: () => 1,
+};
+
+/** 79 chars + \n: a typical log or compiler line. */
+export const LOG: Shape = {
+  key: 'log',
+  title: '80-byte lines',
+  script: (bytes) => `yes ${'x'.repeat(79)} | head -c ${bytes}`,
+  lines: (bytes) => Math.ceil(bytes / 80),
+};
+
+/** `yes`: "y\n", the worst case per byte. */
+export const SHORT: Shape = {
+  key: 'short',
+  title: 'short lines (yes, 2 B)',
+  script: (bytes) => `yes | head -c ${bytes}`,
+  lines: (bytes) => Math.ceil(bytes / 2),
+};
+
+export const SHAPES: readonly Shape[] = [LONG, LOG, SHORT];
+
+export const mib = (bytes: number): string => `${+(bytes / MiB).toFixed(2)} MiB`;

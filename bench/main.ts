@@ -1,0 +1,96 @@
+/**
+ * `npm run bench [-- --quick] [-- --only NAME[,NAME…]]`: local-pty against the limits of its design, each pair
+ * measured in one run with the sides alternating. Prints a table and writes bench-results/latest.json.
+ * Benchmarks, not tests: a missed target is reported, never an exit status (only a crash exits non-zero).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import type { BenchConfig } from './lib/config.js';
+import { markdown, table, type Row } from './lib/report.js';
+import { hasGc, log, machine } from './lib/util.js';
+import { ingest } from './suites/ingest.js';
+import { kill } from './suites/kill.js';
+import { lag } from './suites/lag.js';
+import { memory } from './suites/memory.js';
+import { read } from './suites/read.js';
+import { search } from './suites/search.js';
+import { spawnLatency } from './suites/spawn.js';
+
+const SUITES: ReadonlyArray<{ name: string; aliases?: string[]; run: (cfg: BenchConfig) => Promise<Row[]> }> = [
+  { name: 'ingest', aliases: ['cpu'], run: ingest },
+  { name: 'memory', run: memory },
+  { name: 'read', run: read },
+  { name: 'search', run: search },
+  { name: 'spawn', run: spawnLatency },
+  { name: 'kill', run: kill },
+  { name: 'lag', run: lag },
+];
+
+function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | null } {
+  let quick = false;
+  const only = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--quick') quick = true;
+    else if (arg === '--only' || arg.startsWith('--only=')) {
+      const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
+      if (!value) throw new Error('--only needs a suite name');
+      for (const name of value.split(',')) only.add(name.trim());
+    } else if (arg === '--help' || arg === '-h') {
+      process.stdout.write(`usage: npm run bench [-- --quick] [-- --only ${SUITES.map((s) => s.name).join('|')}[,…]]\n`);
+      process.exit(0);
+    } else {
+      throw new Error(`unknown argument ${arg}`);
+    }
+  }
+  for (const name of only) {
+    if (!SUITES.some((s) => s.name === name || s.aliases?.includes(name))) {
+      throw new Error(`unknown suite ${name}; choose from ${SUITES.map((s) => s.name).join(', ')}`);
+    }
+  }
+  return { quick, only: only.size > 0 ? only : null };
+}
+
+async function main(): Promise<void> {
+  const { quick, only } = parseArgs(process.argv.slice(2));
+  const cfg: BenchConfig = { quick };
+  if (!hasGc()) log('warning: run with node --expose-gc (npm run bench does): memory numbers are less stable without forced GC');
+  const selected = SUITES.filter((s) => only === null || only.has(s.name) || s.aliases?.some((a) => only.has(a)));
+  const rows: Row[] = [];
+  const durations: Record<string, number> = {};
+  const started = Date.now();
+  const loadBefore = loadavg();
+  for (const suite of selected) {
+    log(`▶ ${suite.name}${quick ? ' (quick)' : ''}`);
+    const t0 = performance.now();
+    rows.push(...(await suite.run(cfg)));
+    durations[suite.name] = Math.round(performance.now() - t0);
+    log(`  ${suite.name} took ${(durations[suite.name]! / 1000).toFixed(1)} s`);
+  }
+  const result = {
+    date: new Date(started).toISOString(),
+    quick,
+    only: only === null ? null : [...only],
+    totalSeconds: Math.round((Date.now() - started) / 100) / 10,
+    durationsMs: durations,
+    machine: machine(),
+    // Other work on the machine skews every number: the 1-minute load average at the start and at the end.
+    loadAverage: { before: loadBefore[0], after: loadavg()[0] },
+    rows,
+  };
+  const dir = 'bench-results';
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(dir, 'latest.md'), `${markdown(rows)}\n`);
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  for (const row of rows) if (row.note) process.stdout.write(`note: ${row.suite} / ${row.name}: ${row.note}\n`);
+  process.stdout.write(
+    `total ${result.totalSeconds} s, load average ${loadBefore[0]?.toFixed(2)} → ${result.loadAverage.after?.toFixed(2)}; wrote ${join(dir, 'latest.json')} (and latest.md)\n`,
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

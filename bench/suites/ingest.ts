@@ -1,0 +1,116 @@
+import type { BenchConfig } from '../lib/config.js';
+import { pick } from '../lib/config.js';
+import { PluginHarness } from '../lib/plugin-harness.js';
+import { rawScript, sameTerminalCommand } from '../lib/raw.js';
+import type { Row } from '../lib/report.js';
+import { LOG, LONG, SHORT, mib, type Shape } from '../lib/shapes.js';
+import { summarize } from '../lib/stats.js';
+import { fullGc, log, MiB, rotation } from '../lib/util.js';
+
+interface Sample {
+  readonly seconds: number;
+  readonly cpuMs: number;
+}
+
+type SideKey = 'plugin' | 'raw' | 'node';
+
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
+/**
+ * Metric 1 (ingest throughput) and 2 (host CPU per MiB). Per repetition, in rotating order:
+ *  A `plugin`: pty_spawn through the tools, bytes land in the PTY's buffer; done when the exit notification arrives.
+ *  B `raw`:    the same command under raw `script` writing to /dev/null (the ceiling of the design).
+ *  C `node`:   the same raw `script` read by Node, bytes only counted (the floor of any Node host).
+ */
+export async function ingest(cfg: BenchConfig): Promise<Row[]> {
+  const reps = pick(cfg, 2, 5);
+  const cases: Array<{ shape: Shape; bytes: number }> = [
+    { shape: LONG, bytes: pick(cfg, 20, 120) * MiB },
+    { shape: LOG, bytes: pick(cfg, 20, 120) * MiB },
+    { shape: SHORT, bytes: pick(cfg, 5, 30) * MiB },
+  ];
+  const harness = await PluginHarness.open();
+  const rows: Row[] = [];
+  try {
+    for (const { shape, bytes } of cases) {
+      const script = shape.script(bytes);
+      const samples: Record<SideKey, Sample[]> = { plugin: [], raw: [], node: [] };
+      const problems: string[] = [];
+      const runSide = async (side: SideKey) => {
+        fullGc();
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        if (side === 'plugin') {
+          const { id } = await harness.spawnShell('bench-ingest', script);
+          const exit = await harness.waitExit(id);
+          const seconds = (performance.now() - t0) / 1000;
+          const cpu = cpuMs(process.cpuUsage(c0));
+          await harness.kill('bench-ingest', id);
+          if (exit.exitCode !== 0 || exit.outputLines !== shape.lines(bytes)) {
+            problems.push(`plugin: exit ${exit.exitCode}, ${exit.outputLines} lines (expected ${shape.lines(bytes)})`);
+          }
+          samples.plugin.push({ seconds, cpuMs: cpu });
+        } else {
+          const run = rawScript(sameTerminalCommand(script), side === 'raw' ? 'devnull' : 'count');
+          const result = await run.done;
+          const seconds = (performance.now() - t0) / 1000;
+          if (result.code !== 0 || (side === 'node' && result.bytes !== bytes)) problems.push(`${side}: exit ${result.code}, ${result.bytes} bytes`);
+          samples[side].push({ seconds, cpuMs: cpuMs(process.cpuUsage(c0)) });
+        }
+      };
+      for (let rep = 0; rep < reps; rep++) {
+        for (const side of rotation<SideKey>(['plugin', 'raw', 'node'], rep)) await runSide(side);
+      }
+      const rate = (s: Sample) => bytes / MiB / s.seconds;
+      const perMiB = (s: Sample) => s.cpuMs / (bytes / MiB);
+      const paired = (x: Sample[], y: Sample[], f: (s: Sample) => number) => summarize(x.map((s, i) => f(s) / f(y[i] as Sample)));
+      const vsRaw = paired(samples.plugin, samples.raw, rate);
+      const vsNode = paired(samples.plugin, samples.node, rate);
+      const cpuRatio = paired(samples.plugin, samples.node, perMiB);
+      const note = problems.length > 0 ? `INVALID RUNS: ${problems.join('; ')}` : undefined;
+      const name = `${shape.title}, ${mib(bytes)}`;
+      log(`  ingest ${name}: plugin ${summarize(samples.plugin.map(rate)).median.toFixed(1)} MiB/s, raw ${summarize(samples.raw.map(rate)).median.toFixed(1)}, node ${summarize(samples.node.map(rate)).median.toFixed(1)}`);
+      rows.push({
+        suite: 'ingest',
+        name,
+        unit: 'MiB/s',
+        a: { label: 'plugin', summary: summarize(samples.plugin.map(rate)) },
+        b: { label: 'raw script→/dev/null', summary: summarize(samples.raw.map(rate)) },
+        ratio: vsRaw.median,
+        ratioSpread: vsRaw,
+        ratioLabel: 'A/B',
+        target: '≥ 0.9× raw',
+        met: vsRaw.median >= 0.9,
+        ...(note ? { note } : {}),
+        extra: { command: script, bytes, samples },
+      });
+      rows.push({
+        suite: 'ingest',
+        name: `${name} (vs bare Node reader)`,
+        unit: 'MiB/s',
+        a: { label: 'plugin', summary: summarize(samples.plugin.map(rate)) },
+        b: { label: 'Node counts bytes', summary: summarize(samples.node.map(rate)) },
+        ratio: vsNode.median,
+        ratioSpread: vsNode,
+        ratioLabel: 'A/B',
+        target: '—',
+        met: null,
+      });
+      rows.push({
+        suite: 'cpu',
+        name,
+        unit: 'host CPU ms/MiB',
+        a: { label: 'plugin', summary: summarize(samples.plugin.map(perMiB)) },
+        b: { label: 'Node counts bytes', summary: summarize(samples.node.map(perMiB)) },
+        ratio: cpuRatio.median,
+        ratioSpread: cpuRatio,
+        ratioLabel: 'A/B',
+        target: '—',
+        met: null,
+      });
+    }
+  } finally {
+    await harness.dispose();
+  }
+  return rows;
+}

@@ -1,0 +1,100 @@
+import { MAX_BUFFER_CHARS } from '../../src/limits.js';
+import type { BenchConfig } from '../lib/config.js';
+import { pick } from '../lib/config.js';
+import { floodPlan, FLOOD_PTYS, pluginFlood, removeAll } from '../lib/flood.js';
+import { PluginHarness } from '../lib/plugin-harness.js';
+import type { Row } from '../lib/report.js';
+import { LOG, LONG, mib, SHORT, type Shape } from '../lib/shapes.js';
+import { single } from '../lib/stats.js';
+import { fullGc, log, MiB, sleep } from '../lib/util.js';
+
+/** One buffer's bound in bytes: MAX_BUFFER_CHARS characters, one byte each for ASCII text in V8. */
+const BUFFER_BOUND_BYTES = MAX_BUFFER_CHARS;
+const GROWTH_LIMIT = 3 * FLOOD_PTYS * BUFFER_BOUND_BYTES;
+const SAMPLE_EVERY_MS = 20;
+
+interface Snapshot {
+  readonly rss: number;
+  readonly heapUsed: number;
+  readonly external: number;
+}
+
+async function settled(): Promise<Snapshot> {
+  fullGc();
+  await sleep(100);
+  fullGc();
+  const { rss, heapUsed, external } = process.memoryUsage();
+  return { rss, heapUsed, external };
+}
+
+const mb = (bytes: number) => bytes / MiB;
+
+/**
+ * Metric 3: host RSS before and after 1 GiB flows through 16 PTYs at once (4 owners × 4 PTYs: the per-owner
+ * limit is 5, the total 16), sampled for its peak while it flows, and again after every PTY is removed.
+ */
+export async function memory(cfg: BenchConfig): Promise<Row[]> {
+  const total = pick(cfg, 128, 1024) * MiB;
+  const shapes: ReadonlyArray<Shape | 'mixed'> = [LONG, LOG, SHORT];
+  const rows: Row[] = [];
+  const harness = await PluginHarness.open();
+  try {
+    for (const shape of shapes) {
+      const plan = floodPlan(total, shape);
+      const title = `${shape === 'mixed' ? 'mixed shapes' : shape.title}, ${mib(plan.totalBytes)} via ${FLOOD_PTYS} PTYs`;
+      const before = await settled();
+      let peakRss = before.rss;
+      let peakHeap = before.heapUsed;
+      const sampler = setInterval(() => {
+        const m = process.memoryUsage();
+        peakRss = Math.max(peakRss, m.rss);
+        peakHeap = Math.max(peakHeap, m.heapUsed);
+      }, SAMPLE_EVERY_MS);
+      const flood = await pluginFlood(harness, plan);
+      clearInterval(sampler);
+      const full = await settled();
+      await removeAll(harness, flood.ids);
+      const after = await settled();
+      const grown = full.rss - before.rss;
+      const left = after.rss - before.rss;
+      log(
+        `  memory ${title}: ${(mb(plan.totalBytes) / flood.seconds).toFixed(0)} MiB/s; RSS +${mb(grown).toFixed(1)} MiB full (peak +${mb(peakRss - before.rss).toFixed(1)}), +${mb(left).toFixed(1)} after cleanup; heap +${mb(full.heapUsed - before.heapUsed).toFixed(1)} / +${mb(after.heapUsed - before.heapUsed).toFixed(1)}`,
+      );
+      const note = flood.problems.length > 0 ? `INVALID RUNS: ${flood.problems.join('; ')}` : undefined;
+      const extra = {
+        before,
+        full,
+        after,
+        peakRss,
+        peakHeap,
+        seconds: flood.seconds,
+        throughputMiBs: mb(plan.totalBytes) / flood.seconds,
+        heapGrowthMiB: mb(full.heapUsed - before.heapUsed),
+        heapAfterCleanupMiB: mb(after.heapUsed - before.heapUsed),
+      };
+      rows.push({
+        suite: 'memory',
+        name: `${title}: RSS growth, buffers full`,
+        unit: 'MiB',
+        a: { label: 'RSS growth', summary: single(mb(grown)) },
+        b: { label: 'peak growth while flowing', summary: single(mb(peakRss - before.rss)) },
+        target: `≤ ${mb(GROWTH_LIMIT).toFixed(1)} (3×16×bound)`,
+        met: grown <= GROWTH_LIMIT,
+        ...(note ? { note } : {}),
+        extra,
+      });
+      rows.push({
+        suite: 'memory',
+        name: `${title}: after cleanup`,
+        unit: 'MiB',
+        a: { label: 'RSS growth left', summary: single(mb(left)) },
+        b: { label: 'heap growth left', summary: single(mb(after.heapUsed - before.heapUsed)) },
+        target: '≤ 16×bound left, heap ≤ +2 MiB',
+        met: left <= FLOOD_PTYS * BUFFER_BOUND_BYTES && after.heapUsed - before.heapUsed <= 2 * MiB,
+      });
+    }
+  } finally {
+    await harness.dispose();
+  }
+  return rows;
+}

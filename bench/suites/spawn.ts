@@ -1,0 +1,87 @@
+import type { BenchConfig } from '../lib/config.js';
+import { pick } from '../lib/config.js';
+import { PluginHarness } from '../lib/plugin-harness.js';
+import { rawScript } from '../lib/raw.js';
+import type { Row } from '../lib/report.js';
+import { summarize } from '../lib/stats.js';
+import { log, rotation } from '../lib/util.js';
+
+const OWNER = 'bench-spawn';
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Metric 6: from the pty_spawn call to the first output byte readable with pty_read (polled between I/O turns),
+ * vs a raw `script -q -e -E never -c 'echo ready' /dev/null` spawned from Node, to its first 'data' event.
+ */
+export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
+  const reps = pick(cfg, 6, 40);
+  const harness = await PluginHarness.open();
+  const plugin: number[] = [];
+  const returned: number[] = [];
+  const raw: number[] = [];
+  try {
+    for (let i = -2; i < reps; i++) {
+      for (const side of rotation(['plugin', 'raw'] as const, i + 2)) {
+        if (side === 'plugin') {
+          const t0 = performance.now();
+          const { id } = await harness.call<{ id: string }>('pty_spawn', { command: 'echo', args: ['ready'], description: 'bench' }, OWNER);
+          const tReturned = performance.now() - t0;
+          for (;;) {
+            const r = await harness.read(OWNER, { id, limit: 1 });
+            if (r.totalLines > 0) break;
+            await yieldToIo();
+          }
+          const tFirst = performance.now() - t0;
+          if (i >= 0) {
+            plugin.push(tFirst);
+            returned.push(tReturned);
+          }
+          // Wait for it to end, then remove it (pty_kill of an ended PTY asks nothing and only removes it).
+          for (;;) {
+            const list = await harness.call<{ ptys: Array<{ id: string; status: string }> }>('pty_list', {}, OWNER);
+            if (list.ptys.find((p) => p.id === id)?.status !== 'running') break;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          await harness.kill(OWNER, id);
+        } else {
+          const t0 = performance.now();
+          const run = rawScript('echo ready', 'count');
+          const result = await run.done;
+          if (result.firstDataAt === null) throw new Error('raw script printed nothing');
+          if (i >= 0) raw.push(result.firstDataAt - t0);
+        }
+      }
+    }
+  } finally {
+    await harness.dispose();
+  }
+  const a = summarize(plugin);
+  const b = summarize(raw);
+  const ratios = summarize(plugin.map((p, k) => p / raw[k]!));
+  const limit = 1.2 * b.median + 5;
+  log(`  spawn: plugin first byte ${a.median.toFixed(2)} ms (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), raw ${b.median.toFixed(2)} ms`);
+  return [
+    {
+      suite: 'spawn',
+      name: 'spawn → first output byte (echo ready)',
+      unit: 'ms',
+      a: { label: 'pty_spawn→pty_read sees it', summary: a },
+      b: { label: 'raw script from Node', summary: b },
+      ratio: ratios.median,
+      ratioSpread: ratios,
+      ratioLabel: 'A/B',
+      target: `≤ 1.2×B + 5 ms (= ${limit.toFixed(1)})`,
+      met: a.median <= limit,
+      extra: { spawnReturnedMs: summarize(returned) },
+    },
+    {
+      suite: 'spawn',
+      name: 'pty_spawn call returns (session leader found)',
+      unit: 'ms',
+      a: { label: 'pty_spawn returns', summary: summarize(returned) },
+      b: { label: 'raw script first byte', summary: b },
+      target: '—',
+      met: null,
+    },
+  ];
+}
