@@ -72,6 +72,8 @@ export const TERMINATE_TIMEOUT_MS = 10_000;
 /** How long after spawn we look for script's child (the PTY session leader). */
 export const SESSION_LEADER_LOOKUP_MS = 3_000;
 export const SESSION_LEADER_POLL_MS = 2;
+/** Between full /proc scans for script's child; the polls in between probe only the next few pids. */
+export const SESSION_LEADER_FULL_SCAN_MS = 50;
 /** Plugin close (and session deletion) settles everything within this. */
 export const CLOSE_TIMEOUT_MS = 27_000;
 

@@ -48,13 +48,14 @@ export function allProcesses(): ProcStat[] {
 const NEAR_PID_PROBES = 8;
 
 // /proc/PID/task/TID/children is absent on some kernels here (CONFIG_PROC_CHILDREN), so children are found by ppid.
-export function childrenOf(ppid: number): ProcStat[] {
+// A full scan costs milliseconds of blocked event loop on a busy machine: `nearOnly` skips it.
+export function childrenOf(ppid: number, nearOnly = false): ProcStat[] {
   const near: ProcStat[] = [];
   for (let pid = ppid + 1; pid <= ppid + NEAR_PID_PROBES; pid++) {
     const stat = readStat(pid);
     if (stat?.ppid === ppid) near.push(stat);
   }
-  if (near.length > 0) return near;
+  if (near.length > 0 || nearOnly) return near;
   return allProcesses().filter((p) => p.ppid === ppid);
 }
 

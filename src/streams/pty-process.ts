@@ -5,6 +5,7 @@ import { PtyError } from '../errors.js';
 import {
   MAX_SCRIPT_STDERR_CHARS,
   SCRIPT_EXIT_BACKSTOP_MS,
+  SESSION_LEADER_FULL_SCAN_MS,
   SESSION_LEADER_LOOKUP_MS,
   SESSION_LEADER_POLL_MS,
   TERMINATE_GRACE_MS,
@@ -234,9 +235,14 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
     // Find the session leader: script forks, the child calls setsid() and execs the command.
     const lookupDeadline = Date.now() + SESSION_LEADER_LOOKUP_MS;
     let lookupTimer: NodeJS.Timeout | undefined;
+    let nextFullScan = Date.now() + SESSION_LEADER_FULL_SCAN_MS;
     const lookup = () => {
       if (closed) return;
-      sessionId = findSessionLeader(pid);
+      // The child almost always got one of the next few pids: probe those on every poll and scan all of /proc
+      // only now and then (a full scan blocks the event loop for milliseconds).
+      const fullScan = Date.now() >= nextFullScan;
+      if (fullScan) nextFullScan = Date.now() + SESSION_LEADER_FULL_SCAN_MS;
+      sessionId = findSessionLeader(pid, !fullScan);
       // Kills the session should the host die without closing us (see orphan-guard.ts).
       if (sessionId !== null) orphanGuard.watch(sessionId);
       if (sessionId !== null || Date.now() >= lookupDeadline) markStarted();
@@ -252,8 +258,8 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
 }
 
 /** The child of script once it has called setsid(): its pid is then its session id. */
-function findSessionLeader(scriptPid: number): number | null {
-  for (const c of childrenOf(scriptPid)) {
+function findSessionLeader(scriptPid: number, nearOnly = false): number | null {
+  for (const c of childrenOf(scriptPid, nearOnly)) {
     if (c.sessionId === c.pid) return c.pid;
   }
   return null;
