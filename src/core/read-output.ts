@@ -51,11 +51,13 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
     return { ...base, pattern: input.pattern, ignoreCase, matches: lines.length, limitReached: lines.length >= limit, lines };
   }
   if (input.raw) {
-    // Raw lines are numbered within the retained raw text (escape sequences and \r kept, cut like any line).
+    // The raw text as the terminal got it (escape sequences and \r kept), paged by its own lines, each cut like any line.
     const rawLines = buffer.rawText().split('\n');
     const w = window(rawLines.length, input.offset, limit, input.tail);
     const lines = viewLines(rawLines.slice(w.start, w.end).map((text, i) => ({ lineNumber: w.start + i + 1, text })));
-    return { ...base, raw: true, rawLines: rawLines.length, offset: w.start, returned: lines.length, lines, hasMore: w.hasMore, nextOffset: w.nextOffset };
+    const text = lines.map((l) => l.text).join('\n');
+    const cutLines = lines.filter((l) => l.cutFrom !== undefined).length;
+    return { ...base, raw: true, rawLines: rawLines.length, offset: w.start, returned: lines.length, text, cutLines, hasMore: w.hasMore, nextOffset: w.nextOffset };
   }
   const w = window(buffer.retainedLines, input.offset, limit, input.tail);
   const page = buffer.page(w.start, w.end - w.start);

@@ -48,6 +48,9 @@ const GUARD_PROGRAM = [
  * reaped), and Linux does not reuse a pid while it names a live session, so the guard never hits a
  * stranger's session. Best effort by design: if the guard cannot start, PTYs run unguarded as before.
  */
+/** The guard's $0: how it shows in `ps` and /proc/PID/cmdline. */
+export const ORPHAN_GUARD_NAME = 'local-pty-guard';
+
 export class OrphanGuard {
   private child: ChildProcess | undefined;
   private readonly sessions = new Set<number>();
@@ -81,7 +84,7 @@ export class OrphanGuard {
   private start(): void {
     let child: ChildProcess;
     try {
-      child = spawn(BASH_PATH, ['--norc', '--noprofile', '-c', GUARD_PROGRAM, 'local-pty-guard'], {
+      child = spawn(BASH_PATH, ['--norc', '--noprofile', '-c', GUARD_PROGRAM, ORPHAN_GUARD_NAME], {
         cwd: '/',
         env: fixedEnvironment(),
         detached: true,

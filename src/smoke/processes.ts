@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { ORPHAN_GUARD_NAME } from '../engine/orphan-guard.js';
 import { allProcesses, childrenOf, readStat, sessionMembers, type ProcStat } from '../engine/procfs.js';
 
 /** What the smoke process holds before a scenario runs: it must hold no more afterwards. */
@@ -21,9 +22,21 @@ export function openDescriptors(): Map<string, string> {
   return fds;
 }
 
-/** Direct children of this process, zombies included (a zombie child is a leak: nobody reaped it). */
+/**
+ * Direct children of this process, zombies included (a zombie child is a leak: nobody reaped it), except the
+ * orphan guard: it belongs to the plugin, lives exactly while PTYs do and exits on its own (its own tests
+ * prove that), so its coming and going is not a PTY started or left behind.
+ */
 export function childrenOfSelf(): ProcStat[] {
-  return allProcesses().filter((p) => p.ppid === process.pid);
+  return allProcesses().filter((p) => p.ppid === process.pid && !isOrphanGuard(p.pid));
+}
+
+function isOrphanGuard(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(ORPHAN_GUARD_NAME);
+  } catch {
+    return false;
+  }
 }
 
 export function holdings(): Holdings {
