@@ -41,6 +41,22 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     expect(found.lines).toEqual([{ line: FLOOD_LINES - 1, text: String(FLOOD_LINES - 1) }]);
   });
 
+  it('renders what the model reads, and keeps the raw terminal text on request', async () => {
+    const s = new Session(ctx.host, 'ses_raw');
+    const script = "printf '\\033[31mred\\033[0m\\n10%%\\r50%%\\r100%%\\n'";
+    const { id } = await s.spawn({ command: 'sh', args: ['-c', script], description: 'colors and a progress bar' });
+    await s.untilStatus(id, ['exited']);
+    const clean = await s.read(id, {});
+    expect(clean.lines).toEqual([
+      { line: 1, text: 'red' },
+      { line: 2, text: '100%' },
+    ]);
+    const raw = await s.read(id, { raw: true });
+    expect(raw).toMatchObject({ raw: true, text: '\u001b[31mred\u001b[0m\n10%\r50%\r100%\n', cutLines: 0, hasMore: false });
+    const rawTail = await s.read(id, { raw: true, tail: true, limit: 1 });
+    expect(rawTail).toMatchObject({ text: '', offset: 2 });
+  });
+
   it('searches with a regular expression, case-insensitively when asked', async () => {
     const s = new Session(ctx.host, 'ses_grep');
     const { id } = await s.spawn({ command: 'printf', args: ['alpha\\nBeta\\nbeta\\ngamma beta\\nBETA!\\n'], description: 'words' });
