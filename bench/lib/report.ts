@@ -52,19 +52,15 @@ export function verdict(met: boolean | null): string {
   return met === null ? 'info' : met ? 'target met' : 'target MISSED';
 }
 
+/** One row's cells, in the column order of both tables. */
+function cellsOf(r: Row): string[] {
+  return [r.suite, r.name, r.unit, `${r.a.label}: ${side(r.a)}`, r.b ? `${r.b.label}: ${side(r.b)}` : '', ratioText(r), r.target, verdict(r.met)];
+}
+
 /** A plain-text table: one row per measured pair. */
 export function table(rows: readonly Row[]): string {
   const header = ['suite', 'case', 'unit', 'A', 'B', 'ratio', 'target', 'verdict'];
-  const cells = rows.map((r) => [
-    r.suite,
-    r.name,
-    r.unit,
-    `${r.a.label}: ${side(r.a)}`,
-    r.b ? `${r.b.label}: ${side(r.b)}` : '',
-    ratioText(r),
-    r.target,
-    verdict(r.met),
-  ]);
+  const cells = rows.map(cellsOf);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const line = (c: readonly string[]) => c.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...cells.map(line)].join('\n');
@@ -76,18 +72,7 @@ export function markdown(rows: readonly Row[]): string {
   const out = ['| suite | case | unit | A | B | ratio | target | verdict |', '|---|---|---|---|---|---|---|---|'];
   for (const r of rows) {
     out.push(
-      `| ${[
-        r.suite,
-        r.name,
-        r.unit,
-        `${r.a.label}: ${side(r.a)}`,
-        r.b ? `${r.b.label}: ${side(r.b)}` : '',
-        ratioText(r),
-        r.target,
-        verdict(r.met),
-      ]
-        .map(esc)
-        .join(' | ')} |`,
+      `| ${cellsOf(r).map(esc).join(' | ')} |`,
     );
   }
   return out.join('\n');
