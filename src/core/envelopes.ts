@@ -16,6 +16,7 @@ export function describePty(session: PtySession) {
     signal: session.signal,
     signalInferred: session.signalInferred,
     pid: session.pid,
+    commandPid: session.commandPid,
     createdAt: info.createdAt,
     endedAt: session.endedAt,
     timeoutSeconds: info.timeoutSeconds,

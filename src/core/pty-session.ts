@@ -50,7 +50,10 @@ export class PtySession {
   /** Node's signal for script itself, or the conventional name inferred from 128+n. */
   signal: string | null = null;
   signalInferred = false;
+  /** `script`'s pid: the terminal that holds the program. */
   pid: number | null = null;
+  /** The program's own pid: it leads the PTY's session (null if it ended before it was seen). */
+  commandPid: number | null = null;
   endedAt: string | null = null;
   readonly ended: Promise<void>;
 
@@ -145,6 +148,7 @@ export class PtySession {
       .with({ kind: 'started' }, ({ handle }) => {
         this.handle = handle;
         this.pid = handle.pid;
+        this.commandPid = handle.sessionId;
         this.status = 'running';
         this.startWaiters?.resolve();
       })

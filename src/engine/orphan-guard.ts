@@ -54,6 +54,8 @@ export const ORPHAN_GUARD_NAME = 'local-pty-guard';
 export class OrphanGuard {
   private child: ChildProcess | undefined;
   private readonly sessions = new Set<number>();
+  /** Guards started and not yet reaped: the current one and any still exiting (at most one per stop). */
+  private readonly alive = new Set<number>();
 
   /** Guards the PTY session `sessionId` until `release`. */
   watch(sessionId: number): void {
@@ -75,6 +77,11 @@ export class OrphanGuard {
     return this.child?.pid;
   }
 
+  /** Every guard process not yet reaped, the exiting ones included (so leak checks can tell them apart). */
+  get pids(): ReadonlySet<number> {
+    return this.alive;
+  }
+
   /** What the host's death does: the pipe closes with the sessions still listed (for tests). */
   abandon(): void {
     this.sessions.clear();
@@ -93,8 +100,13 @@ export class OrphanGuard {
     } catch {
       return;
     }
+    const pid = child.pid;
+    if (pid !== undefined) this.alive.add(pid);
     child.on('error', () => this.forget(child));
-    child.on('exit', () => this.forget(child));
+    child.on('exit', () => {
+      if (pid !== undefined) this.alive.delete(pid);
+      this.forget(child);
+    });
     child.stdin?.on('error', () => undefined);
     // Neither the guard nor its pipe may keep the host's event loop alive.
     child.unref();

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { ORPHAN_GUARD_NAME } from '../engine/orphan-guard.js';
+import { orphanGuard } from '../engine/orphan-guard.js';
 import { allProcesses, childrenOf, readStat, sessionMembers, type ProcStat } from '../engine/procfs.js';
 
 /** What the smoke process holds before a scenario runs: it must hold no more afterwards. */
@@ -28,15 +28,8 @@ export function openDescriptors(): Map<string, string> {
  * prove that), so its coming and going is not a PTY started or left behind.
  */
 export function childrenOfSelf(): ProcStat[] {
-  return allProcesses().filter((p) => p.ppid === process.pid && !isOrphanGuard(p.pid));
-}
-
-function isOrphanGuard(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(ORPHAN_GUARD_NAME);
-  } catch {
-    return false;
-  }
+  // By pid, not by command line: an exiting guard is a zombie, whose command line is empty.
+  return allProcesses().filter((p) => p.ppid === process.pid && !orphanGuard.pids.has(p.pid));
 }
 
 export function holdings(): Holdings {

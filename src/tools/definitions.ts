@@ -68,7 +68,7 @@ export const ptyRead = defineTool({
 
 export const ptyList = defineTool({
   name: 'pty_list',
-  description: 'List this session\'s PTYs with their status (running, exited, killed, timeout), exit code, pid, command and line count.',
+  description: 'List this session\'s PTYs with their status (running, exited, killed, timeout), exit code, command, line count, pid (the terminal) and commandPid (the program itself). To interrupt or end a program, type \\x03 with pty_write or use pty_kill; do not signal these pids.',
   args: ListArgs,
   run: (core, ctx) => core.list(ctx),
 });
