@@ -1,4 +1,5 @@
 import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_TERMINAL_DIMENSION } from '../limits.js';
+import { isHigh, isLow, LineCells } from './line-cells.js';
 
 export interface LineRendererOptions {
   /** Longest line kept; a longer line keeps its newest tail. */
@@ -42,10 +43,6 @@ const REPLACEMENT = '\uFFFD';
  * apart (with indexOf, a memchr), so this is every such unit but `\n`.
  */
 const SPECIAL_BUT_LF = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]/g;
-/** First capacity of a line's cells; it doubles as the line grows. */
-const INITIAL_LINE_CELLS = 256;
-/** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
-const DECODE_SLICE = 8_192;
 
 const indexOrEnd = (index: number, end: number): number => (index < 0 ? end : index);
 
@@ -55,8 +52,6 @@ function nextMatch(pattern: RegExp, input: string, from: number): number {
   return pattern.test(input) ? pattern.lastIndex - 1 : input.length;
 }
 
-const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
-const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
 const isC0 = (unit: number): boolean => unit < SPACE;
 
 function positiveInteger(name: string, value: number): number {
@@ -74,32 +69,13 @@ function positiveInteger(name: string, value: number): number {
  *
  * The current line has a cursor, as on a terminal: `\r` and `\b` only move it and later text overwrites in place,
  * so a `\r` at the end of a chunk needs no look-ahead (`\r\n` and `\n` both end the line with what it shows).
- * A line is a plain string while text only appends to it (the common case, no per-char work); the first overwrite
- * or partial erase turns it into a cell array, so rewriting a long line costs O(what is written), never O(line).
+ * The line and its cursor are a `LineCells`; this class is the escape-sequence state machine in front of it.
  *
  * Every decision depends on the characters alone, never on where chunks split: any split renders the same.
  */
 export class LineRenderer {
-  private readonly maxLineChars: number;
   private readonly maxSequenceChars: number;
-
-  // The current line, in absolute columns. Columns below `base` were cut off a line far longer than the bound.
-  /** The line while it has only been appended to: columns `base..length`. */
-  private text = '';
-  /**
-   * Whether `text` may hold a surrogate pair. Without one no column can hold half a pair, so `visibleStart` needs
-   * no look at `text`: reading a char of a long line built by appends (a cons string in V8) would flatten it,
-   * copying the whole line once per chunk.
-   */
-  private textHasPairs = false;
-  /** The line once something overwrote or partly erased it (until it ends); `text` is unused meanwhile. */
-  private cells: Uint16Array | undefined;
-  private base = 0;
-  private length = 0;
-  private cursor = 0;
-  /** Longest the line has been; the cut point follows from it alone, so it is the same for any chunking. */
-  private peak = 0;
-  private partialCache: string | undefined = '';
+  private readonly line: LineCells;
 
   private state = State.Ground;
   private sequenceChars = 0;
@@ -110,7 +86,7 @@ export class LineRenderer {
   private pendingHigh = '';
 
   constructor(options: LineRendererOptions = {}) {
-    this.maxLineChars = positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS);
+    this.line = new LineCells(positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS));
     this.maxSequenceChars = positiveInteger('maxSequenceChars', options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS);
   }
 
@@ -134,16 +110,16 @@ export class LineRenderer {
       }
       if (lf < i) lf = indexOrEnd(input.indexOf('\n', i), end);
       if (other < i) other = nextMatch(SPECIAL_BUT_LF, input, i);
-      if (this.length === 0 && this.cursor === 0 && this.cells === undefined) {
+      if (this.line.isFresh) {
         // Whole plain lines on a fresh line: nothing to overwrite, pad or cut, so each is the line as written.
         // Taking one leaves the line fresh, so take all of them up to the next other special unit.
         const from = i;
-        while (lf < other && lf - i <= this.maxLineChars) {
+        while (lf < other && lf - i <= this.line.maxChars) {
           completed.push(input.slice(i, lf));
           i = lf + 1;
           lf = indexOrEnd(input.indexOf('\n', i), end);
         }
-        if (other + 1 === lf && lf < end && input.charCodeAt(other) === CR && other - i <= this.maxLineChars) {
+        if (other + 1 === lf && lf < end && input.charCodeAt(other) === CR && other - i <= this.line.maxChars) {
           // `\r\n`: the `\r` only sends the cursor home first.
           completed.push(input.slice(i, other));
           i = lf + 1;
@@ -153,7 +129,7 @@ export class LineRenderer {
       const special = lf < other ? lf : other;
       // The bulk of any output is plain text: take it a run at a time, up to the next special unit.
       if (special > i) {
-        this.put(input.slice(i, special));
+        this.line.put(input.slice(i, special));
         i = special;
         continue;
       }
@@ -162,13 +138,13 @@ export class LineRenderer {
         if (i + 1 === end) {
           this.pendingHigh = input.slice(i);
         } else if (isLow(input.charCodeAt(i + 1))) {
-          this.put(input.slice(i, i + 2));
+          this.line.put(input.slice(i, i + 2));
           i++;
         } else {
-          this.put(REPLACEMENT);
+          this.line.put(REPLACEMENT);
         }
       } else if (isLow(unit)) {
-        this.put(REPLACEMENT);
+        this.line.put(REPLACEMENT);
       } else {
         this.ground(unit, completed);
       }
@@ -179,23 +155,22 @@ export class LineRenderer {
 
   /** The unterminated current line as it looks now (cached until it changes). */
   partial(): string {
-    this.partialCache ??= this.render();
-    return this.partialCache;
+    return this.line.partial();
   }
 
   /** Length of `partial()` without building it. */
   get partialLength(): number {
-    return Math.max(this.length - this.visibleStart(), 0);
+    return this.line.partialLength;
   }
 
   /** Ends the stream: an unfinished escape sequence is dropped and a non-empty current line is completed. */
   flush(): string[] {
-    if (this.pendingHigh !== '') this.put(REPLACEMENT);
+    if (this.pendingHigh !== '') this.line.put(REPLACEMENT);
     this.pendingHigh = '';
     this.state = State.Ground;
-    const completed = this.partialLength > 0 ? [this.partial()] : [];
-    this.newLine();
-    return completed;
+    const nonEmpty = this.line.partialLength > 0;
+    const last = this.line.take();
+    return nonEmpty ? [last] : [];
   }
 
   // ── Escape sequences ───────────────────────────────────────────────────────────────────────
@@ -293,16 +268,16 @@ export class LineRenderer {
     const count = Math.min(Math.max(param, 1), MAX_TERMINAL_DIMENSION);
     switch (final) {
       case 0x4b: // K: erase in line
-        this.eraseInLine(Math.max(param, 0));
+        this.line.eraseInLine(Math.max(param, 0));
         return;
       case 0x47: // G: cursor to column (1-based)
-        this.cursor = count - 1;
+        this.line.cursorToColumn(count - 1);
         return;
-      case 0x43: // C: cursor forward, at most a screen width past the text so padding stays bounded
-        this.cursor = Math.max(this.cursor, Math.min(this.cursor + count, this.length + MAX_TERMINAL_DIMENSION));
+      case 0x43: // C: cursor forward
+        this.line.cursorForward(count);
         return;
       case 0x44: // D: cursor back
-        this.cursor = Math.max(this.cursor - count, 0);
+        this.line.cursorBack(count);
         return;
       default:
         return;
@@ -341,170 +316,19 @@ export class LineRenderer {
   private control(unit: number, completed: string[]): void {
     switch (unit) {
       case LF:
-        completed.push(this.partial());
-        this.newLine();
+        completed.push(this.line.take());
         return;
       case CR:
-        this.cursor = 0;
+        this.line.carriageReturn();
         return;
       case BS:
-        if (this.cursor > 0) this.cursor--;
+        this.line.backspace();
         return;
       case TAB:
-        this.put('\t');
+        this.line.put('\t');
         return;
       default:
         return;
     }
-  }
-
-  // ── The current line ───────────────────────────────────────────────────────────────────────
-
-  /** Writes printable text (surrogate pairs whole) at the cursor. */
-  private put(run: string): void {
-    this.partialCache = undefined;
-    if (this.cells === undefined && this.cursor >= this.length) {
-      // Appending: the line stays a string. The cursor is at most a screen width past the end, so is the padding.
-      const padding = this.cursor - this.length;
-      // Plain runs hold no surrogates (they stop at any); a pair is put on its own.
-      if (isHigh(run.charCodeAt(0))) this.textHasPairs = true;
-      this.text += padding > 0 ? ' '.repeat(padding) + run : run;
-      this.length += padding + run.length;
-      this.cursor = this.length;
-    } else {
-      for (let i = 0; i < run.length; i++) {
-        const unit = run.charCodeAt(i);
-        if (isHigh(unit)) {
-          this.writeCell(unit, run.charCodeAt(i + 1));
-          i++;
-        } else {
-          this.writeCell(unit);
-        }
-      }
-    }
-    this.cutHead();
-  }
-
-  private writeCell(first: number, second?: number): void {
-    const at = this.cursor;
-    const end = second === undefined ? at + 1 : at + 2;
-    const base = this.base;
-    const cells = this.reserve(end - base);
-    const padFrom = Math.max(this.length, base);
-    if (at > padFrom) cells.fill(SPACE, padFrom - base, at - base);
-    if (at < base) {
-      // Its columns were cut off; only the part reaching the kept columns shows, as blanks.
-      if (end > base) cells.fill(SPACE, 0, end - base);
-    } else {
-      const index = at - base;
-      // Overwriting half of an earlier pair leaves its other half blank, like a clobbered wide character.
-      if (at < this.length && index > 0 && isLow(cells[index] ?? 0) && isHigh(cells[index - 1] ?? 0)) cells[index - 1] = SPACE;
-      cells[index] = first;
-      if (second !== undefined) cells[index + 1] = second;
-    }
-    this.length = Math.max(this.length, end);
-    const after = end - base;
-    if (end < this.length && after > 0 && isLow(cells[after] ?? 0) && !isHigh(cells[after - 1] ?? 0)) cells[after] = SPACE;
-    this.cursor = end;
-  }
-
-  private eraseInLine(mode: number): void {
-    if (mode > 2) return;
-    this.partialCache = undefined;
-    // Erasing everything (after \r, typically) leaves blanks only, which is an empty line: back to the start.
-    if (mode === 2 || (mode === 1 && this.cursor + 1 >= this.length) || (mode === 0 && this.cursor === 0)) {
-      this.clearCells();
-      // A terminal's cursor is never past its right margin; keeping it close keeps the next write's padding small.
-      this.cursor = Math.min(this.cursor, MAX_TERMINAL_DIMENSION - 1);
-      return;
-    }
-    if (this.cursor >= this.length) return;
-    const cells = this.toCells();
-    const base = this.base;
-    if (mode === 0) {
-      this.length = this.cursor;
-      const last = this.length - base - 1;
-      if (last >= 0 && isHigh(cells[last] ?? 0)) cells[last] = SPACE;
-    } else if (this.cursor >= base) {
-      cells.fill(SPACE, 0, this.cursor - base + 1);
-      if (isLow(cells[this.cursor - base + 1] ?? 0)) cells[this.cursor - base + 1] = SPACE;
-    }
-  }
-
-  private toCells(): Uint16Array {
-    if (this.cells !== undefined) return this.cells;
-    const text = this.text;
-    const cells = new Uint16Array(Math.max(INITIAL_LINE_CELLS, 2 * text.length));
-    for (let i = 0; i < text.length; i++) cells[i] = text.charCodeAt(i);
-    this.cells = cells;
-    this.text = '';
-    return cells;
-  }
-
-  private reserve(size: number): Uint16Array {
-    const cells = this.toCells();
-    if (size <= cells.length) return cells;
-    const grown = new Uint16Array(Math.max(size, 2 * cells.length));
-    grown.set(cells.subarray(0, Math.max(this.length - this.base, 0)));
-    this.cells = grown;
-    return grown;
-  }
-
-  /**
-   * Drops the head of a line far longer than the bound. The cut point is a function of the longest the line has
-   * been, so it is the same however the text arrived; it keeps at least `maxLineChars + 1` and at most twice the
-   * bound (+1) of the newest columns, so cutting costs O(1) amortized per char.
-   */
-  private cutHead(): void {
-    this.peak = Math.max(this.peak, this.length);
-    const max = this.maxLineChars;
-    if (this.peak <= 2 * max) return;
-    const base = Math.floor((this.peak - max - 1) / max) * max;
-    if (base <= this.base) return;
-    const kept = Math.max(this.length - base, 0);
-    if (this.cells === undefined) {
-      this.text = this.text.slice(this.text.length - kept);
-    } else if (kept > 0) {
-      this.cells.copyWithin(0, base - this.base, this.length - this.base);
-    }
-    this.base = base;
-  }
-
-  private newLine(): void {
-    this.cursor = 0;
-    this.cells = undefined;
-    this.clearCells();
-  }
-
-  private clearCells(): void {
-    this.text = '';
-    this.textHasPairs = false;
-    this.base = 0;
-    this.length = 0;
-    this.peak = 0;
-    this.partialCache = '';
-  }
-
-  /** Where the visible line starts: within the line bound, and never on the second half of a cut pair. */
-  private visibleStart(): number {
-    const start = Math.max(this.length - this.maxLineChars, this.base);
-    if (this.cells === undefined && !this.textHasPairs) return start;
-    return start < this.length && isLow(this.unitAt(start)) ? start + 1 : start;
-  }
-
-  private unitAt(column: number): number {
-    return this.cells === undefined ? this.text.charCodeAt(column - this.base) : (this.cells[column - this.base] ?? 0);
-  }
-
-  private render(): string {
-    const start = this.visibleStart();
-    if (start >= this.length) return '';
-    if (this.cells === undefined) return this.text.slice(start - this.base);
-    let text = '';
-    for (let from = start - this.base, end = this.length - this.base; from < end; from += DECODE_SLICE) {
-      const slice = this.cells.subarray(from, Math.min(from + DECODE_SLICE, end));
-      text += String.fromCharCode.apply(null, slice as unknown as number[]);
-    }
-    return text;
   }
 }

@@ -1,0 +1,234 @@
+import { MAX_TERMINAL_DIMENSION } from '../limits.js';
+
+const SPACE = 0x20;
+/** First capacity of a line's cells; it doubles as the line grows. */
+const INITIAL_LINE_CELLS = 256;
+/** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
+const DECODE_SLICE = 8_192;
+
+export const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
+export const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
+ * The terminal line being written, with its cursor: text overwrites in place where the cursor is, erases
+ * blank it, and a line far longer than `maxLineChars` keeps its newest columns.
+ *
+ * A line is a plain string while text only appends to it (the common case, no per-char work); the first overwrite
+ * or partial erase turns it into a cell array, so rewriting a long line costs O(what is written), never O(line).
+ */
+export class LineCells {
+  // The line, in absolute columns. Columns below `base` were cut off a line far longer than the bound.
+  /** The line while it has only been appended to: columns `base..length`. */
+  private text = '';
+  /**
+   * Whether `text` may hold a surrogate pair. Without one no column can hold half a pair, so `visibleStart` needs
+   * no look at `text`: reading a char of a long line built by appends (a cons string in V8) would flatten it,
+   * copying the whole line once per chunk.
+   */
+  private textHasPairs = false;
+  /** The line once something overwrote or partly erased it (until it ends); `text` is unused meanwhile. */
+  private cells: Uint16Array | undefined;
+  private base = 0;
+  private length = 0;
+  private cursor = 0;
+  /** Longest the line has been; the cut point follows from it alone, so it is the same for any chunking. */
+  private peak = 0;
+  private partialCache: string | undefined = '';
+
+  constructor(readonly maxChars: number) {}
+
+  /** Nothing written and the cursor home: a whole plain line put now is exactly the line as written. */
+  get isFresh(): boolean {
+    return this.length === 0 && this.cursor === 0 && this.cells === undefined;
+  }
+
+  /** The line as it looks now (cached until it changes). */
+  partial(): string {
+    this.partialCache ??= this.render();
+    return this.partialCache;
+  }
+
+  /** Length of `partial()` without building it. */
+  get partialLength(): number {
+    return Math.max(this.length - this.visibleStart(), 0);
+  }
+
+  /** Returns the line as it looks and starts a new one with the cursor home. */
+  take(): string {
+    const line = this.partial();
+    this.newLine();
+    return line;
+  }
+
+  carriageReturn(): void {
+    this.cursor = 0;
+  }
+
+  backspace(): void {
+    if (this.cursor > 0) this.cursor--;
+  }
+
+  /** `CSI G`: to a 0-based column. */
+  cursorToColumn(column: number): void {
+    this.cursor = column;
+  }
+
+  /** `CSI C`: at most a screen width past the text, so the padding a later write adds stays bounded. */
+  cursorForward(count: number): void {
+    this.cursor = Math.max(this.cursor, Math.min(this.cursor + count, this.length + MAX_TERMINAL_DIMENSION));
+  }
+
+  /** `CSI D`. */
+  cursorBack(count: number): void {
+    this.cursor = Math.max(this.cursor - count, 0);
+  }
+
+  /** Writes printable text (surrogate pairs whole) at the cursor. */
+  put(run: string): void {
+    this.partialCache = undefined;
+    if (this.cells === undefined && this.cursor >= this.length) {
+      // Appending: the line stays a string. The cursor is at most a screen width past the end, so is the padding.
+      const padding = this.cursor - this.length;
+      // Plain runs hold no surrogates (they stop at any); a pair is put on its own.
+      if (isHigh(run.charCodeAt(0))) this.textHasPairs = true;
+      this.text += padding > 0 ? ' '.repeat(padding) + run : run;
+      this.length += padding + run.length;
+      this.cursor = this.length;
+    } else {
+      for (let i = 0; i < run.length; i++) {
+        const unit = run.charCodeAt(i);
+        if (isHigh(unit)) {
+          this.writeCell(unit, run.charCodeAt(i + 1));
+          i++;
+        } else {
+          this.writeCell(unit);
+        }
+      }
+    }
+    this.cutHead();
+  }
+
+  private writeCell(first: number, second?: number): void {
+    const at = this.cursor;
+    const end = second === undefined ? at + 1 : at + 2;
+    const base = this.base;
+    const cells = this.reserve(end - base);
+    const padFrom = Math.max(this.length, base);
+    if (at > padFrom) cells.fill(SPACE, padFrom - base, at - base);
+    if (at < base) {
+      // Its columns were cut off; only the part reaching the kept columns shows, as blanks.
+      if (end > base) cells.fill(SPACE, 0, end - base);
+    } else {
+      const index = at - base;
+      // Overwriting half of an earlier pair leaves its other half blank, like a clobbered wide character.
+      if (at < this.length && index > 0 && isLow(cells[index] ?? 0) && isHigh(cells[index - 1] ?? 0)) cells[index - 1] = SPACE;
+      cells[index] = first;
+      if (second !== undefined) cells[index + 1] = second;
+    }
+    this.length = Math.max(this.length, end);
+    const after = end - base;
+    if (end < this.length && after > 0 && isLow(cells[after] ?? 0) && !isHigh(cells[after - 1] ?? 0)) cells[after] = SPACE;
+    this.cursor = end;
+  }
+
+  /** `CSI K` with its mode: 0 cursor to end, 1 start to cursor, 2 the whole line. */
+  eraseInLine(mode: number): void {
+    if (mode > 2) return;
+    this.partialCache = undefined;
+    // Erasing everything (after \r, typically) leaves blanks only, which is an empty line: back to the start.
+    if (mode === 2 || (mode === 1 && this.cursor + 1 >= this.length) || (mode === 0 && this.cursor === 0)) {
+      this.clearCells();
+      // A terminal's cursor is never past its right margin; keeping it close keeps the next write's padding small.
+      this.cursor = Math.min(this.cursor, MAX_TERMINAL_DIMENSION - 1);
+      return;
+    }
+    if (this.cursor >= this.length) return;
+    const cells = this.toCells();
+    const base = this.base;
+    if (mode === 0) {
+      this.length = this.cursor;
+      const last = this.length - base - 1;
+      if (last >= 0 && isHigh(cells[last] ?? 0)) cells[last] = SPACE;
+    } else if (this.cursor >= base) {
+      cells.fill(SPACE, 0, this.cursor - base + 1);
+      if (isLow(cells[this.cursor - base + 1] ?? 0)) cells[this.cursor - base + 1] = SPACE;
+    }
+  }
+
+  private toCells(): Uint16Array {
+    if (this.cells !== undefined) return this.cells;
+    const text = this.text;
+    const cells = new Uint16Array(Math.max(INITIAL_LINE_CELLS, 2 * text.length));
+    for (let i = 0; i < text.length; i++) cells[i] = text.charCodeAt(i);
+    this.cells = cells;
+    this.text = '';
+    return cells;
+  }
+
+  private reserve(size: number): Uint16Array {
+    const cells = this.toCells();
+    if (size <= cells.length) return cells;
+    const grown = new Uint16Array(Math.max(size, 2 * cells.length));
+    grown.set(cells.subarray(0, Math.max(this.length - this.base, 0)));
+    this.cells = grown;
+    return grown;
+  }
+
+  /**
+   * Drops the head of a line far longer than the bound. The cut point is a function of the longest the line has
+   * been, so it is the same however the text arrived; it keeps at least `maxLineChars + 1` and at most twice the
+   * bound (+1) of the newest columns, so cutting costs O(1) amortized per char.
+   */
+  private cutHead(): void {
+    this.peak = Math.max(this.peak, this.length);
+    const max = this.maxChars;
+    if (this.peak <= 2 * max) return;
+    const base = Math.floor((this.peak - max - 1) / max) * max;
+    if (base <= this.base) return;
+    const kept = Math.max(this.length - base, 0);
+    if (this.cells === undefined) {
+      this.text = this.text.slice(this.text.length - kept);
+    } else if (kept > 0) {
+      this.cells.copyWithin(0, base - this.base, this.length - this.base);
+    }
+    this.base = base;
+  }
+
+  private newLine(): void {
+    this.cursor = 0;
+    this.cells = undefined;
+    this.clearCells();
+  }
+
+  private clearCells(): void {
+    this.text = '';
+    this.textHasPairs = false;
+    this.base = 0;
+    this.length = 0;
+    this.peak = 0;
+    this.partialCache = '';
+  }
+
+  /** Where the visible line starts: within the line bound, and never on the second half of a cut pair. */
+  private visibleStart(): number {
+    const start = Math.max(this.length - this.maxChars, this.base);
+    if (this.cells === undefined && !this.textHasPairs) return start;
+    return start < this.length && isLow(this.unitAt(start)) ? start + 1 : start;
+  }
+
+  private unitAt(column: number): number {
+    return this.cells === undefined ? this.text.charCodeAt(column - this.base) : (this.cells[column - this.base] ?? 0);
+  }
+
+  private render(): string {
+    const start = this.visibleStart();
+    if (start >= this.length) return '';
+    if (this.cells === undefined) return this.text.slice(start - this.base);
+    let text = '';
+    for (let from = start - this.base, end = this.length - this.base; from < end; from += DECODE_SLICE) {
+      const slice = this.cells.subarray(from, Math.min(from + DECODE_SLICE, end));
+      text += String.fromCharCode.apply(null, slice as unknown as number[]);
+    }
+    return text;
+  }
+}
