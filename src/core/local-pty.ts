@@ -19,6 +19,7 @@ import { Registry, type RegistryLimits } from '../registry/reservations.js';
 import { GrepPool } from '../search/grep-pool.js';
 import { formatBytesVisibly, decodeEscapes } from '../tools/escape-decode.js';
 import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../tools/schemas.js';
+import { BoundedSet } from './bounded-set.js';
 import { describePty, exitEnvelope, exitLabel } from './envelopes.js';
 import type { CallContext, ExitNotification, HostPort } from './host-port.js';
 import { PtySession } from './pty-session.js';
@@ -48,7 +49,7 @@ export class LocalPty {
   private readonly close$ = new ReplaySubject<void>(1);
   private readonly ownerDeleted$ = new Subject<string>();
   private readonly notifications$ = new Subject<ExitNotification>();
-  private readonly deletedOwners = new Set<string>();
+  private readonly deletedOwners = new BoundedSet<string>(MAX_REMEMBERED_DELETED_OWNERS);
   private readonly subscriptions = new Subscription();
   private pendingNotifications = 0;
   private closing: Promise<void> | undefined;
@@ -229,7 +230,7 @@ export class LocalPty {
   // ── owner deletion and close ───────────────────────────────────────────────────────────────
   /** The owner session is gone: refuse its new work, abort what is in flight, end and drop its PTYs. */
   async deleteOwner(owner: string): Promise<void> {
-    this.rememberDeleted(owner);
+    this.deletedOwners.add(owner);
     this.ownerDeleted$.next(owner);
     await this.inflight.abortOwner(owner, new PtyError('owner_deleted', 'the session that owns this PTY was deleted.'));
     const sessions = this.registry.ownedBy(owner);
@@ -292,14 +293,6 @@ export class LocalPty {
       throw new PtyError('not_running', `${id} has ${session.status}${session.exitCode === null ? '' : ` with exit code ${session.exitCode}`}; it takes no input. pty_read still shows its output.`);
     }
     return session;
-  }
-
-  private rememberDeleted(owner: string): void {
-    this.deletedOwners.add(owner);
-    if (this.deletedOwners.size > MAX_REMEMBERED_DELETED_OWNERS) {
-      const oldest = this.deletedOwners.values().next().value;
-      if (oldest !== undefined) this.deletedOwners.delete(oldest);
-    }
   }
 }
 

@@ -157,15 +157,20 @@ export class PtySession {
         this.exitCode = exit.exitCode;
         this.signal = exit.signal ?? exit.inferredSignal;
         this.signalInferred = exit.signal === null && exit.inferredSignal !== null;
-        this.status = match(this.stopReason)
-          .with(undefined, (): PtyStatus => 'exited')
-          .with('timeout', (): PtyStatus => 'timeout')
-          .with('kill', 'owner-deleted', 'close', (): PtyStatus => 'killed')
-          .exhaustive();
-        this.endedAt = new Date().toISOString();
+        this.markEnded();
         this.deps.onExit(this);
       })
       .exhaustive();
+  }
+
+  /** The final status follows from why it was stopped (first reason), or from nothing when it exited by itself. */
+  private markEnded(): void {
+    this.status = match(this.stopReason)
+      .with(undefined, (): PtyStatus => 'exited')
+      .with('timeout', (): PtyStatus => 'timeout')
+      .with('kill', 'owner-deleted', 'close', (): PtyStatus => 'killed')
+      .exhaustive();
+    this.endedAt = new Date().toISOString();
   }
 
   private beginTermination(reason: StopReason): void {
@@ -181,11 +186,8 @@ export class PtySession {
 
   /** Every ending passes here once: exit, error, hard stop, or start aborted. */
   private settle(): void {
-    if (this.running) {
-      // Ended without an exit event: never started, or the stream was cut after the termination bound.
-      this.status = this.stopReason === 'timeout' ? 'timeout' : this.stopReason !== undefined ? 'killed' : 'exited';
-      this.endedAt = new Date().toISOString();
-    }
+    // Ended without an exit event: never started, or the stream was cut after the termination bound.
+    if (this.running) this.markEnded();
     this.startWaiters?.reject(
       new PtyError(
         this.stopReason === 'owner-deleted' ? 'owner_deleted' : this.stopReason === 'close' ? 'closing' : 'spawn_failed',

@@ -4,12 +4,15 @@ import { WRAPPER_SHELL_PATH } from './system-paths.js';
 export const SAFE_PATH = '/usr/local/bin:/usr/bin:/bin';
 export const TERMINAL_TYPE = 'xterm-256color';
 
+let hostUser: { readonly homedir: string; readonly username: string } | undefined;
+
 /**
  * The whole environment a PTY gets. Nothing is inherited from the host (its API keys, tokens, proxies):
  * the user's identity comes from the OS user database, not from the host's possibly altered env.
  */
 export function fixedEnvironment(): Record<string, string> {
-  const user = userInfo();
+  // Looked up once: the host's own user does not change while it runs, and every spawn needs it.
+  const user = (hostUser ??= userInfo());
   return {
     HOME: user.homedir,
     USER: user.username,

@@ -1,4 +1,5 @@
 import { match } from 'ts-pattern';
+import { BoundedSet } from '../core/bounded-set.js';
 import { MAX_TRACKED_BUSY_SESSIONS } from '../limits.js';
 import { deletedSessionID, HostEvent } from './host-events.js';
 
@@ -9,7 +10,7 @@ const OBSERVED_TYPES = new Set(['session.deleted', 'session.status', 'session.id
  * session is queued for its next step, one for an idle session wakes it.
  */
 export class SessionActivity {
-  private readonly busy = new Set<string>();
+  private readonly busy = new BoundedSet<string>(MAX_TRACKED_BUSY_SESSIONS);
 
   /** Feeds one raw host event; returns the id of a deleted session, if this was a deletion. */
   observe(raw: unknown): string | undefined {
@@ -26,7 +27,7 @@ export class SessionActivity {
       })
       .with({ type: 'session.status' }, (e) => {
         if (e.properties.status.type === 'idle') this.busy.delete(e.properties.sessionID);
-        else this.markBusy(e.properties.sessionID);
+        else this.busy.add(e.properties.sessionID);
         return undefined;
       })
       .with({ type: 'session.idle' }, (e) => {
@@ -38,13 +39,5 @@ export class SessionActivity {
 
   isBusy(sessionID: string): boolean {
     return this.busy.has(sessionID);
-  }
-
-  private markBusy(id: string): void {
-    this.busy.add(id);
-    if (this.busy.size > MAX_TRACKED_BUSY_SESSIONS) {
-      const oldest = this.busy.values().next().value;
-      if (oldest !== undefined) this.busy.delete(oldest);
-    }
   }
 }

@@ -112,9 +112,7 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
     const pid = child.pid;
     if (pid === undefined) {
       // spawn reports a failed start asynchronously through 'error'; without a pid nothing runs.
-      child.once('error', (err) =>
-        subscriber.error(new PtyError('spawn_failed', `the terminal could not be started: ${err.message}`)),
-      );
+      child.once('error', (err) => subscriber.error(startFailed(err)));
       return () => child.removeAllListeners();
     }
     const scriptStart = readStat(pid)?.startTime ?? 0;
@@ -139,6 +137,10 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
 
     const killScript = () => {
       if (!closed) signalQuietly(pid, 'SIGKILL');
+    };
+    const giveUp = () => {
+      killScript();
+      return of({ termed: 0, escalated: true, scriptKilled: true });
     };
 
     const terminate$ = defer(() => {
@@ -165,17 +167,9 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
           }),
         ),
       ),
-      timeout({
-        first: TERMINATE_TIMEOUT_MS,
-        with: () => {
-          killScript();
-          return of({ termed: 0, escalated: true, scriptKilled: true });
-        },
-      }),
-      catchError(() => {
-        killScript();
-        return of({ termed: 0, escalated: true, scriptKilled: true });
-      }),
+      // Past the whole bound, or should /proc fail us: script goes, which hangs up its terminal.
+      timeout({ first: TERMINATE_TIMEOUT_MS, with: giveUp }),
+      catchError(giveUp),
       shareReplay({ bufferSize: 1, refCount: false }),
     );
 
@@ -212,7 +206,7 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
       if (stderr.length < MAX_SCRIPT_STDERR_CHARS) stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
     });
     child.on('error', (err) => {
-      if (!started) subscriber.error(new PtyError('spawn_failed', `the terminal could not be started: ${err.message}`));
+      if (!started) subscriber.error(startFailed(err));
     });
     child.on('exit', () => exited$.next());
     child.on('close', (code, signal) => {
@@ -255,6 +249,10 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
       if (!closed) reaper.track(terminate$);
     };
   });
+}
+
+function startFailed(err: Error): PtyError {
+  return new PtyError('spawn_failed', `the terminal could not be started: ${err.message}`);
 }
 
 /** The child of script once it has called setsid(): its pid is then its session id. */
