@@ -1,3 +1,4 @@
+import { orphanGuard } from '../../src/engine/orphan-guard.js';
 import { isRunning } from '../support/procs.js';
 import { sleep, waitFor } from './fixtures/host-fixture.js';
 import { HOSTS, Session, fails, liveChildren, ok, useHost } from './fixtures/suite.js';
@@ -67,6 +68,8 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
     expect(fails(await spawning).code).toBe('closing');
     expect(isRunning(running.pid)).toBe(false);
     expect(liveChildren()).toEqual([]);
+    // With no PTY left, the orphan guard's pipe is closed and it exits by itself.
+    await waitFor(() => orphanGuard.pids.size === 0 || undefined, 'the orphan guard to exit');
     expect(fails(await s.call('pty_list', {})).code).toBe('closing');
   });
 
