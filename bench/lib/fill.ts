@@ -1,7 +1,7 @@
-import { MAX_BUFFER_CHARS } from '../../src/limits.js';
+import { LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS } from '../../src/limits.js';
 import type { PluginHarness } from './plugin-harness.js';
 
-/** 99 characters + \n: a line costs 100 of the buffer's bound, so a full buffer holds exactly 10,000 lines. */
+/** 99 characters + \n: a line costs 100 + LINE_OVERHEAD_CHARS of the buffer's bound (8,620 lines in a full buffer). */
 export const FILL_LINE_CHARS = 99;
 const FILLER = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore';
 
@@ -12,7 +12,7 @@ export function fillScript(lines: number): string {
   return `seq -f '${prefix}${filler}' 1 ${lines}`;
 }
 
-export const FULL_BUFFER_LINES = Math.floor(MAX_BUFFER_CHARS / (FILL_LINE_CHARS + 1));
+export const FULL_BUFFER_LINES = Math.floor(MAX_BUFFER_CHARS / (FILL_LINE_CHARS + 1 + LINE_OVERHEAD_CHARS));
 
 /** A PTY whose buffer holds `lines` printed lines (more than fit: the oldest were dropped), ended. */
 export async function filledPty(harness: PluginHarness, owner: string, lines: number): Promise<{ id: string; retained: number }> {

@@ -15,7 +15,7 @@ const SAME_FACTOR = 1.25;
 
 /**
  * Metric 4: pty_read of a 500-line page (through the tool: zod, core, view, JSON) at the start, middle and end
- * of a full buffer (10,000 lines of 100 chars, 20,000 printed), its tail, and the same for a small buffer.
+ * of a full buffer (8,620 lines of 100 chars, 17,240 printed), its tail, and the same for a small buffer.
  * Timed from `execute` to the returned envelope string. The cases are interleaved call by call, so drift and GC
  * hit them alike.
  */

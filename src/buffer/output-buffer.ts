@@ -1,9 +1,11 @@
-import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_RAW_CHARS } from '../limits.js';
+import { LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_RAW_CHARS } from '../limits.js';
 import { LineRenderer } from './line-renderer.js';
 
 export interface OutputBufferOptions {
-  /** Rendered characters kept, each line counting its length + 1 for its newline. */
+  /** The bound on rendered lines: each line costs its length + 1 (its newline) + `lineOverheadChars`. */
   readonly maxChars?: number;
+  /** What a line costs beyond its characters and newline (its memory overhead); see LINE_OVERHEAD_CHARS. */
+  readonly lineOverheadChars?: number;
   /** Raw (unrendered) characters kept for `raw` reads. */
   readonly maxRawChars?: number;
   /** Passed to the renderer: how long an unterminated escape sequence may run before it is abandoned. */
@@ -21,7 +23,7 @@ export interface BufferStats {
   readonly totalLines: number;
   readonly retainedLines: number;
   readonly droppedLines: number;
-  /** Counted as the bound counts them: each retained line's length + 1. */
+  /** Counted as the bound counts them: each retained line's length + 1 + the per-line overhead. */
   readonly retainedChars: number;
   readonly rawChars: number;
   /** Everything ever appended, raw. */
@@ -131,20 +133,23 @@ class TextTail {
  */
 export class OutputBuffer {
   private readonly maxChars: number;
+  /** A line's cost beyond its characters: its newline plus the overhead. */
+  private readonly lineExtra: number;
   private readonly renderer: LineRenderer;
   private readonly lines = new LineRing();
   private readonly raw: TextTail;
-  /** Chars of the completed retained lines, newlines included. */
+  /** Cost of the completed retained lines, newlines and overhead included. */
   private completedChars = 0;
   private dropped = 0;
 
   constructor(options: OutputBufferOptions = {}) {
-    // Two at least: one character of line plus its newline.
-    this.maxChars = integerAtLeast('maxChars', options.maxChars ?? MAX_BUFFER_CHARS, 2);
+    this.lineExtra = 1 + integerAtLeast('lineOverheadChars', options.lineOverheadChars ?? LINE_OVERHEAD_CHARS, 0);
+    // Room for one line of one character at least.
+    this.maxChars = integerAtLeast('maxChars', options.maxChars ?? MAX_BUFFER_CHARS, 1 + this.lineExtra);
     this.raw = new TextTail(integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1));
-    // A line plus its newline always fits, so one line can never evict itself.
+    // A longest line plus its newline and overhead always fits, so one line can never evict itself.
     this.renderer = new LineRenderer({
-      maxLineChars: this.maxChars - 1,
+      maxLineChars: this.maxChars - this.lineExtra,
       maxSequenceChars: options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS,
     });
   }
@@ -154,7 +159,7 @@ export class OutputBuffer {
     this.raw.append(chunk);
     for (const line of this.renderer.push(chunk)) {
       this.lines.push(line);
-      this.completedChars += line.length + 1;
+      this.completedChars += line.length + this.lineExtra;
       // Evict as lines arrive so a huge chunk never holds more than the bound in the ring.
       while (this.completedChars > this.maxChars) this.dropOldest();
     }
@@ -246,11 +251,11 @@ export class OutputBuffer {
 
   private partialChars(): number {
     const length = this.renderer.partialLength;
-    return length > 0 ? length + 1 : 0;
+    return length > 0 ? length + this.lineExtra : 0;
   }
 
   private dropOldest(): void {
-    this.completedChars -= this.lines.shift().length + 1;
+    this.completedChars -= this.lines.shift().length + this.lineExtra;
     this.dropped++;
   }
 }

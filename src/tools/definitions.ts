@@ -4,6 +4,7 @@ import type { LocalPty } from '../core/local-pty.js';
 import {
   DEFAULT_READ_LIMIT,
   GREP_TIMEOUT_MS,
+  LINE_OVERHEAD_CHARS,
   MAX_BUFFER_CHARS,
   MAX_LINE_CHARS,
   MAX_READ_LIMIT,
@@ -35,7 +36,7 @@ export const ptySpawn = defineTool({
     'Runs as the user, with a clean environment (HOME, USER, LANG=C.UTF-8, PATH=/usr/local/bin:/usr/bin:/bin, TERM=xterm-256color), after the user allows the exact command line.',
     'Returns at once with the PTY id; then type with pty_write and read with pty_read.',
     'Set notifyOnExit: true to get a pty.exit message in this session when it ends, instead of checking on it.',
-    `Limits: ${MAX_SESSIONS_PER_OWNER} PTYs per session (ended ones are evicted first), ${MAX_SESSIONS} in all; output keeps the newest ${MAX_BUFFER_CHARS.toLocaleString('en-US')} characters.`,
+    `Limits: ${MAX_SESSIONS_PER_OWNER} PTYs per session (ended ones are evicted first), ${MAX_SESSIONS} in all; output keeps the newest ${MAX_BUFFER_CHARS.toLocaleString('en-US')} characters, each line counting ${1 + LINE_OVERHEAD_CHARS} more (about ${Math.round(MAX_BUFFER_CHARS / (80 + 1 + LINE_OVERHEAD_CHARS) / 1000)}k lines of 80).`,
   ].join(' '),
   args: SpawnArgs,
   run: (core, ctx, input) => core.spawn(ctx, input),

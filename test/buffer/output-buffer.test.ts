@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { LineRenderer } from '../../src/buffer/line-renderer.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
-import { MAX_BUFFER_CHARS } from '../../src/limits.js';
+import { LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS } from '../../src/limits.js';
 
 const texts = (buffer: OutputBuffer): string[] => buffer.page(0, buffer.retainedLines).map((line) => line.text);
 
-/** What the bound counts: every retained line plus its newline. */
-const cost = (buffer: OutputBuffer): number => texts(buffer).reduce((sum, text) => sum + text.length + 1, 0);
+/** What the bound counts: every retained line plus its newline plus the per-line overhead. */
+const cost = (buffer: OutputBuffer, overhead = LINE_OVERHEAD_CHARS): number => texts(buffer).reduce((sum, text) => sum + text.length + 1 + overhead, 0);
 
 describe('OutputBuffer', () => {
   describe('lines and numbering', () => {
@@ -36,7 +36,7 @@ describe('OutputBuffer', () => {
     });
 
     it('drops the oldest lines first and keeps absolute numbers', () => {
-      const buffer = new OutputBuffer({ maxChars: 10 });
+      const buffer = new OutputBuffer({ maxChars: 10, lineOverheadChars: 0 });
       buffer.append('aaa\nbbb\n');
       expect(buffer.droppedLines).toBe(0);
       buffer.append('ccc\n');
@@ -63,7 +63,7 @@ describe('OutputBuffer', () => {
     });
 
     it('counts the growing partial line against the bound', () => {
-      const buffer = new OutputBuffer({ maxChars: 10 });
+      const buffer = new OutputBuffer({ maxChars: 10, lineOverheadChars: 0 });
       buffer.append('aa\nbb\n');
       buffer.append('cccc');
       expect(texts(buffer)).toEqual(['bb', 'cccc']);
@@ -74,7 +74,7 @@ describe('OutputBuffer', () => {
     });
 
     it('keeps the newest tail of a line longer than the whole bound', () => {
-      const buffer = new OutputBuffer({ maxChars: 10 });
+      const buffer = new OutputBuffer({ maxChars: 10, lineOverheadChars: 0 });
       buffer.append('old\n');
       buffer.append('0123456789abcdef\n');
       expect(buffer.page(0, 5)).toEqual([{ lineNumber: 2, text: '789abcdef' }]);
@@ -87,7 +87,7 @@ describe('OutputBuffer', () => {
       const line = 'ab'.repeat(MAX_BUFFER_CHARS) + 'END';
       buffer.append(line);
       const [partial] = buffer.tail(1);
-      expect(partial?.text.length).toBe(MAX_BUFFER_CHARS - 1);
+      expect(partial?.text.length).toBe(MAX_BUFFER_CHARS - 1 - LINE_OVERHEAD_CHARS);
       expect(partial?.text.endsWith('babEND')).toBe(true);
       expect(buffer.stats().retainedChars).toBe(MAX_BUFFER_CHARS);
       buffer.append('\nnext\n');
@@ -139,7 +139,7 @@ describe('OutputBuffer', () => {
     }
 
     it('maps grep line numbers to absolute line numbers after drops', () => {
-      const buffer = new OutputBuffer({ maxChars: 40 });
+      const buffer = new OutputBuffer({ maxChars: 40, lineOverheadChars: 0 });
       for (let i = 1; i <= 30; i++) buffer.append(i % 3 === 0 ? `hit ${i}\n` : `miss\n`);
       buffer.append('hit partial');
       const expected = buffer
@@ -203,10 +203,11 @@ describe('OutputBuffer', () => {
 
     it('never retains more than the bound and keeps exactly the newest lines that fit', () => {
       fc.assert(
-        fc.property(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 2, max: 30 }), (chunks, maxChars) => {
-          const buffer = new OutputBuffer({ maxChars });
+        fc.property(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 0, max: 28 }), fc.integer({ min: 0, max: 6 }), (chunks, room, overhead) => {
+          const maxChars = 2 + overhead + room;
+          const buffer = new OutputBuffer({ maxChars, lineOverheadChars: overhead });
           // The reference renders everything unbounded (lines cut to the same length) and keeps what fits.
-          const reference = new LineRenderer({ maxLineChars: maxChars - 1 });
+          const reference = new LineRenderer({ maxLineChars: maxChars - 1 - overhead });
           const all: string[] = [];
           for (const chunk of chunks) {
             buffer.append(chunk);
@@ -216,12 +217,12 @@ describe('OutputBuffer', () => {
 
             let kept = 0;
             let chars = 0;
-            while (kept < everything.length && chars + (everything[everything.length - 1 - kept]?.length ?? 0) + 1 <= maxChars) {
-              chars += (everything[everything.length - 1 - kept]?.length ?? 0) + 1;
+            while (kept < everything.length && chars + (everything[everything.length - 1 - kept]?.length ?? 0) + 1 + overhead <= maxChars) {
+              chars += (everything[everything.length - 1 - kept]?.length ?? 0) + 1 + overhead;
               kept++;
             }
-            expect(cost(buffer)).toBeLessThanOrEqual(maxChars);
-            expect(buffer.stats().retainedChars).toBe(cost(buffer));
+            expect(cost(buffer, overhead)).toBeLessThanOrEqual(maxChars);
+            expect(buffer.stats().retainedChars).toBe(cost(buffer, overhead));
             expect(texts(buffer)).toEqual(everything.slice(everything.length - kept));
             expect(buffer.totalLines).toBe(everything.length);
             expect(buffer.firstLine).toBe(everything.length - kept + 1);
@@ -233,8 +234,22 @@ describe('OutputBuffer', () => {
     });
   });
 
+  it('charges every line its overhead, so a flood of tiny lines keeps proportionally fewer of them', () => {
+    const buffer = new OutputBuffer({ maxChars: 1_000, lineOverheadChars: 8 });
+    buffer.append('y\n'.repeat(5_000));
+    // 1 char + newline + 8 = 10 per line: 100 lines fit, not the 500 that counting characters alone would keep.
+    expect(buffer.retainedLines).toBe(100);
+    expect(buffer.stats()).toMatchObject({ retainedChars: 1_000, droppedLines: 4_900, totalLines: 5_000 });
+    // The longest line a buffer keeps leaves room for its own newline and overhead.
+    buffer.append('x'.repeat(5_000));
+    expect(buffer.tail(1)[0]?.text).toBe('x'.repeat(1_000 - 1 - 8));
+    expect(buffer.stats().retainedChars).toBe(1_000);
+  });
+
   it('rejects bounds too small to hold a line', () => {
-    expect(() => new OutputBuffer({ maxChars: 1 })).toThrow(RangeError);
+    expect(() => new OutputBuffer({ maxChars: 1, lineOverheadChars: 0 })).toThrow(RangeError);
+    expect(() => new OutputBuffer({ maxChars: 2 + LINE_OVERHEAD_CHARS - 1 })).toThrow(/maxChars must be an integer >= 18/);
+    expect(() => new OutputBuffer({ lineOverheadChars: -1 })).toThrow(RangeError);
     expect(() => new OutputBuffer({ maxRawChars: 0 })).toThrow(RangeError);
   });
 });

@@ -1,4 +1,4 @@
-import { CANONICAL_LINE_MAX_BYTES, GREP_TIMEOUT_MS, MAX_BUFFER_CHARS, MAX_GREP_WORKERS, MAX_LINE_CHARS, MAX_READ_LIMIT, MAX_READ_OFFSET } from '../../src/limits.js';
+import { CANONICAL_LINE_MAX_BYTES, GREP_TIMEOUT_MS, LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS, MAX_GREP_WORKERS, MAX_LINE_CHARS, MAX_READ_LIMIT, MAX_READ_OFFSET } from '../../src/limits.js';
 import { waitFor } from './fixtures/host-fixture.js';
 import { HOSTS, Session, fails, ok, useHost, type ReadLine } from './fixtures/suite.js';
 
@@ -20,9 +20,11 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     expect(head.droppedLines).toBeGreaterThan(0);
     expect(head.firstLine).toBe(head.droppedLines + 1);
     expect(head.retainedLines).toBe(FLOOD_LINES - head.droppedLines);
-    // What is kept fits the bound: each line counts its length plus its newline.
-    const kept = Array.from({ length: head.retainedLines }, (_, i) => String(head.firstLine + i).length + 1).reduce((a, b) => a + b, 0);
+    // What is kept fits the bound, and fills it: each line counts its length, its newline and the overhead.
+    const lineCost = (n: number) => String(n).length + 1 + LINE_OVERHEAD_CHARS;
+    const kept = Array.from({ length: head.retainedLines }, (_, i) => lineCost(head.firstLine + i)).reduce((a, b) => a + b, 0);
     expect(kept).toBeLessThanOrEqual(MAX_BUFFER_CHARS);
+    expect(kept + lineCost(head.firstLine - 1)).toBeGreaterThan(MAX_BUFFER_CHARS);
     // Line n holds the number n: the line numbers are absolute.
     expect(head.lines).toEqual([0, 1, 2].map((i) => ({ line: head.firstLine + i, text: String(head.firstLine + i) })));
     expect(head).toMatchObject({ offset: 0, returned: 3, hasMore: true, nextOffset: 3 });

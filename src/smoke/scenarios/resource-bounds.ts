@@ -2,17 +2,19 @@ import { expectEqual, expectThat } from '../expect.js';
 import { ended, type PtyView, type ReadView } from '../harness.js';
 import { childrenOfSelf } from '../processes.js';
 import type { Scenario } from '../scenario.js';
-import { MAX_ARGS, MAX_BUFFER_CHARS, MAX_RAW_CHARS, MAX_WRITE_BYTES } from '../../limits.js';
+import { LINE_OVERHEAD_CHARS, MAX_ARGS, MAX_BUFFER_CHARS, MAX_RAW_CHARS, MAX_WRITE_BYTES } from '../../limits.js';
 
 const LINE = '0123456789abcdef';
-/** Each line counts its length + 1 (its newline) against the buffer bound. */
-const LINE_COST = LINE.length + 1;
+/** A line as printed: its characters and its newline (what the raw tail keeps). */
+const LINE_CHARS = LINE.length + 1;
+/** What a line counts against the buffer bound: its characters, its newline and the per-line overhead. */
+const LINE_COST = LINE_CHARS + LINE_OVERHEAD_CHARS;
 const FLOOD_LINES = 120_000;
 const OVERSIZE_WRITE_BYTES = 70 * 1_024;
 
 export const resourceBounds: Scenario = {
   name: 'resource-bounds',
-  summary: `a ${((FLOOD_LINES * LINE_COST) / 1e6).toFixed(1)} M-char flood keeps at most ${MAX_BUFFER_CHARS.toLocaleString('en-US')} chars; ${MAX_ARGS + 1} args and a 70 KB write are refused before any prompt`,
+  summary: `a ${((FLOOD_LINES * LINE_CHARS) / 1e6).toFixed(1)} M-char flood keeps at most ${MAX_BUFFER_CHARS.toLocaleString('en-US')} chars; ${MAX_ARGS + 1} args and a 70 KB write are refused before any prompt`,
   async run(h) {
     const { session } = await h.session('ses_smoke_bounds');
     const flood = await session.call<PtyView>('pty_spawn', { command: 'sh', args: ['-c', `yes ${LINE} | head -n ${FLOOD_LINES}`], description: 'flood' });
@@ -28,7 +30,7 @@ export const resourceBounds: Scenario = {
     expectEqual(head.lines, [{ line: tail.firstLine, text: LINE }], 'the oldest retained line keeps its absolute number');
     const raw = await session.call<ReadView>('pty_read', { id: flood.id, raw: true, tail: true, limit: 1 });
     // Raw lines: a cut first line, whole lines, and the empty piece after the last newline.
-    const rawBound = Math.floor(MAX_RAW_CHARS / LINE_COST) + 2;
+    const rawBound = Math.floor(MAX_RAW_CHARS / LINE_CHARS) + 2;
     expectThat(raw.rawLines ?? Infinity, (n) => n <= rawBound && n >= rawBound - 1, `${rawBound - 1} or ${rawBound} raw lines (the raw bound, full)`, 'raw lines kept');
 
     // Oversize inputs: refused before any prompt, nothing started, nothing written.
