@@ -38,6 +38,11 @@ export const MAX_BUFFER_CHARS = 1_000_000;
 export const LINE_OVERHEAD_CHARS = 16;
 /** Raw bytes kept for `raw: true` reads: the same bound as the text buffer, in characters. */
 export const MAX_RAW_CHARS = MAX_BUFFER_CHARS;
+/**
+ * PTY output rendered per turn of the host's event loop, all PTYs together (see src/streams/ingest-gate.ts);
+ * at least one chunk (≤ 64 KiB) per turn always gets through.
+ */
+export const INGEST_BYTES_PER_TURN = 256 * 1_024;
 /** Script's own stderr (its diagnostics, never the command's) kept for error messages. */
 export const MAX_SCRIPT_STDERR_CHARS = 2_000;
 /** Past this many chars a pending escape sequence is abandoned, so an OSC/DCS that never ends can't hide all later output. */

@@ -22,6 +22,7 @@ import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
 import { terminateSession, type SessionSignaller } from '../operators/terminate-session.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
+import { ingestGate } from './ingest-gate.js';
 
 export interface PtySpec {
   readonly command: string;
@@ -190,17 +191,18 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
       for (const event of early.splice(0)) subscriber.next(event);
     };
 
-    // One chunk per turn of the event loop for each PTY. Flowing freely, libuv reads a ready pipe up to 32 times in
-    // a row (64 KiB each), so 16 flooding PTYs held the host's loop ~50 ms per turn (p99 170 ms). Paused, the stream
-    // reads at most its highWaterMark ahead and then stops reading (the PTY holds the rest, the command blocks); it
-    // resumes once the turn's other I/O and timers have run. Order is kept, and `close` still follows the last byte.
+    // One chunk at a time, then wait for a share of a later event-loop turn. Flowing freely, libuv reads a ready
+    // pipe up to 32 times in a row (64 KiB each), so 16 flooding PTYs held the host's loop ~50 ms per turn (p99
+    // 170 ms). Paused, the stream reads at most its highWaterMark ahead and then stops reading (the PTY holds the
+    // rest, the command blocks) until the ingest gate resumes it. Order is kept, and `close` still follows the last byte.
     const stdout = child.stdout;
     const resumeStdout = () => stdout.resume();
+    let cancelResume: (() => void) | undefined;
     stdout.on('data', (chunk: Buffer) => {
       const text = decoder.write(chunk);
       emit({ kind: 'output', text, bytes: chunk.length });
       stdout.pause();
-      setImmediate(resumeStdout);
+      cancelResume = ingestGate.defer(chunk.length, resumeStdout);
     });
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < MAX_SCRIPT_STDERR_CHARS) stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
@@ -211,6 +213,7 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
     child.on('exit', () => exited$.next());
     child.on('close', (code, signal) => {
       closed = true;
+      cancelResume?.();
       if (sessionId !== null) orphanGuard.release(sessionId);
       clearTimeout(lookupTimer);
       markStarted();

@@ -1,0 +1,105 @@
+import { IngestGate } from '../../src/streams/ingest-gate.js';
+
+/** A hand-cranked event loop: `turn()` runs what was scheduled for the next turn. */
+function loop() {
+  let next: Array<() => void> = [];
+  return {
+    schedule: (fn: () => void) => {
+      next.push(fn);
+    },
+    turn(): void {
+      const now = next;
+      next = [];
+      for (const fn of now) fn();
+    },
+    get pending(): number {
+      return next.length;
+    },
+  };
+}
+
+describe('IngestGate', () => {
+  it('resumes nothing in the turn a chunk arrived, everything the next turn while under the budget', () => {
+    const l = loop();
+    const gate = new IngestGate(100, l.schedule);
+    const resumed: string[] = [];
+    gate.defer(30, () => resumed.push('a'));
+    gate.defer(30, () => resumed.push('b'));
+    expect(resumed).toEqual([]);
+    // One scheduled turn for the whole gate, not one per PTY.
+    expect(l.pending).toBe(1);
+    l.turn();
+    expect(resumed).toEqual(['a', 'b']);
+    expect(gate.queued).toBe(0);
+    expect(l.pending).toBe(0);
+  });
+
+  it('keeps a turn within the budget and lets the rest go first in the following turns', () => {
+    const l = loop();
+    const gate = new IngestGate(100, l.schedule);
+    const resumed: string[] = [];
+    const flooding = (name: string) => {
+      const again = () => {
+        resumed.push(name);
+        // Each resumed PTY delivers another 40-byte chunk in that turn and queues again.
+        gate.defer(40, again);
+      };
+      return again;
+    };
+    for (const name of ['a', 'b', 'c', 'd', 'e']) gate.defer(40, flooding(name));
+    const perTurn: string[][] = [];
+    for (let i = 0; i < 5; i++) {
+      resumed.length = 0;
+      l.turn();
+      perTurn.push([...resumed]);
+    }
+    // 2 × 40 fit in 100; round robin in arrival order, nobody starves.
+    expect(perTurn).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+      ['e', 'a'],
+      ['b', 'c'],
+      ['d', 'e'],
+    ]);
+    expect(gate.queued).toBe(5);
+  });
+
+  it('always lets one chunk through, even one larger than the whole budget', () => {
+    const l = loop();
+    const gate = new IngestGate(100, l.schedule);
+    const resumed: string[] = [];
+    gate.defer(500, () => resumed.push('big'));
+    gate.defer(10, () => resumed.push('small'));
+    l.turn();
+    expect(resumed).toEqual(['big']);
+    l.turn();
+    expect(resumed).toEqual(['big', 'small']);
+  });
+
+  it('never resumes a cancelled stream and forgets it at once', () => {
+    const l = loop();
+    const gate = new IngestGate(100, l.schedule);
+    const resumed: string[] = [];
+    const cancel = gate.defer(10, () => resumed.push('closed'));
+    gate.defer(10, () => resumed.push('open'));
+    cancel();
+    expect(gate.queued).toBe(1);
+    l.turn();
+    expect(resumed).toEqual(['open']);
+    cancel();
+    expect(gate.queued).toBe(0);
+  });
+
+  it('goes idle when nothing waits, and wakes for the next chunk', () => {
+    const l = loop();
+    const gate = new IngestGate(100, l.schedule);
+    const resumed: string[] = [];
+    gate.defer(10, () => resumed.push('first'));
+    l.turn();
+    expect(l.pending).toBe(0);
+    gate.defer(10, () => resumed.push('second'));
+    expect(l.pending).toBe(1);
+    l.turn();
+    expect(resumed).toEqual(['first', 'second']);
+  });
+});
