@@ -18,11 +18,15 @@ function loop() {
   };
 }
 
+/** A gate with a 100-byte budget on a hand-cranked loop, and the order in which it resumed streams. */
+function setup() {
+  const l = loop();
+  return { l, gate: new IngestGate(100, l.schedule), resumed: [] as string[] };
+}
+
 describe('IngestGate', () => {
   it('resumes nothing in the turn a chunk arrived, everything the next turn while under the budget', () => {
-    const l = loop();
-    const gate = new IngestGate(100, l.schedule);
-    const resumed: string[] = [];
+    const { l, gate, resumed } = setup();
     gate.defer(30, () => resumed.push('a'));
     gate.defer(30, () => resumed.push('b'));
     expect(resumed).toEqual([]);
@@ -35,9 +39,7 @@ describe('IngestGate', () => {
   });
 
   it('keeps a turn within the budget and lets the rest go first in the following turns', () => {
-    const l = loop();
-    const gate = new IngestGate(100, l.schedule);
-    const resumed: string[] = [];
+    const { l, gate, resumed } = setup();
     const flooding = (name: string) => {
       const again = () => {
         resumed.push(name);
@@ -65,9 +67,7 @@ describe('IngestGate', () => {
   });
 
   it('always lets one chunk through, even one larger than the whole budget', () => {
-    const l = loop();
-    const gate = new IngestGate(100, l.schedule);
-    const resumed: string[] = [];
+    const { l, gate, resumed } = setup();
     gate.defer(500, () => resumed.push('big'));
     gate.defer(10, () => resumed.push('small'));
     l.turn();
@@ -77,9 +77,7 @@ describe('IngestGate', () => {
   });
 
   it('never resumes a cancelled stream and forgets it at once', () => {
-    const l = loop();
-    const gate = new IngestGate(100, l.schedule);
-    const resumed: string[] = [];
+    const { l, gate, resumed } = setup();
     const cancel = gate.defer(10, () => resumed.push('closed'));
     gate.defer(10, () => resumed.push('open'));
     cancel();
@@ -91,9 +89,7 @@ describe('IngestGate', () => {
   });
 
   it('goes idle when nothing waits, and wakes for the next chunk', () => {
-    const l = loop();
-    const gate = new IngestGate(100, l.schedule);
-    const resumed: string[] = [];
+    const { l, gate, resumed } = setup();
     gate.defer(10, () => resumed.push('first'));
     l.turn();
     expect(l.pending).toBe(0);
