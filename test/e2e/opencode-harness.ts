@@ -352,35 +352,18 @@ function stubPluginPackage(dir: string): void {
   );
 }
 
-let realPackageCache: Promise<string> | undefined;
-
 /**
- * Installs `@opencode-ai/plugin@OPENCODE_VERSION` once into `node_modules/.cache/opencode-e2e/` of this repo
- * (reused across runs) and returns that directory.
+ * The real `@opencode-ai/plugin@OPENCODE_VERSION` is a pinned dev dependency, installed by `npm ci` with the
+ * rest, so no run waits on the network. A config dir gets the same package files as the stub (so OpenCode skips
+ * its own install) and a `node_modules` that is this repo's: the package and its dependencies resolve there.
  */
-export function ensureRealPluginPackage(): Promise<string> {
-  realPackageCache ??= (async () => {
-    const dir = path.join(REPO_ROOT, 'node_modules', '.cache', 'opencode-e2e', `plugin-${OPENCODE_VERSION}`);
-    if (fs.existsSync(path.join(dir, 'node_modules', PLUGIN_PKG, 'package.json'))) return dir;
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'opencode-e2e-plugin-cache', private: true }, null, 2));
-    await timed('setup', `npm install ${PLUGIN_PKG}@${OPENCODE_VERSION} (one-time cache)`, () =>
-      execFileP('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--save-exact', `${PLUGIN_PKG}@${OPENCODE_VERSION}`], {
-        cwd: dir,
-        timeoutMs: 180_000,
-      }),
-    );
-    return dir;
-  })();
-  return realPackageCache;
-}
-
 async function linkRealPluginPackage(dir: string): Promise<void> {
-  const cache = await ensureRealPluginPackage();
-  fs.mkdirSync(dir, { recursive: true });
-  fs.symlinkSync(path.join(cache, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  fs.copyFileSync(path.join(cache, 'package.json'), path.join(dir, 'package.json'));
-  fs.copyFileSync(path.join(cache, 'package-lock.json'), path.join(dir, 'package-lock.json'));
+  const installed = path.join(REPO_ROOT, 'node_modules', PLUGIN_PKG, 'package.json');
+  const version = (JSON.parse(fs.readFileSync(installed, 'utf8')) as { version?: string }).version;
+  if (version !== OPENCODE_VERSION) throw new Error(`${PLUGIN_PKG} ${version} is installed, the e2e suite needs ${OPENCODE_VERSION} (npm ci)`);
+  stubPluginPackage(dir);
+  fs.rmSync(path.join(dir, 'node_modules'), { recursive: true, force: true });
+  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
 }
 
 export class OpencodeHarness {
