@@ -1,4 +1,4 @@
-import { catchError, defaultIfEmpty, defer, map, mergeMap, Observable, OperatorFunction, of, SchedulerLike, take, timeout } from 'rxjs';
+import { catchError, defaultIfEmpty, defer, finalize, map, mergeMap, Observable, OperatorFunction, of, SchedulerLike, take, timeout } from 'rxjs';
 
 export type Delivery<N> =
   | { readonly kind: 'delivered'; readonly item: N }
@@ -14,7 +14,8 @@ export interface DeliverOptions {
 
 /**
  * Delivers each item with `deliver`, each bounded in time, never failing the stream: a host that never
- * answers costs one slot for `timeoutMs`, not the pipeline. Emits one outcome per item.
+ * answers costs one slot for `timeoutMs`, not the pipeline. Emits one outcome per item. A delivery's signal
+ * aborts when it times out or fails, and when the pipeline is unsubscribed before it settled.
  *
  * @example
  * exits$.pipe(deliverBounded((n, signal) => host.notify(n, signal), { timeoutMs: 5000, concurrency: 16 }))
@@ -25,14 +26,24 @@ export function deliverBounded<N>(
 ): OperatorFunction<N, Delivery<N>> {
   return mergeMap((item) => {
     const controller = new AbortController();
+    let settled = false;
     return defer(() => deliver(item, controller.signal)).pipe(
       defaultIfEmpty(undefined),
       take(1),
       timeout({ first: options.timeoutMs, ...(options.scheduler ? { scheduler: options.scheduler } : {}) }),
-      map((): Delivery<N> => ({ kind: 'delivered', item })),
+      map((): Delivery<N> => {
+        settled = true;
+        return { kind: 'delivered', item };
+      }),
       catchError((error: unknown) => {
+        settled = true;
         controller.abort(error);
         return of<Delivery<N>>({ kind: 'failed', item, error });
+      }),
+      // Unsubscribed mid-delivery (the plugin closing): the host's call is told to stop, not left to run on
+      // after dispose with nobody waiting for it.
+      finalize(() => {
+        if (!settled) controller.abort(new Error('delivery cancelled: the pipeline was closed'));
       }),
     );
   }, options.concurrency);

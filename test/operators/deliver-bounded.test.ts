@@ -45,6 +45,31 @@ describe('deliverBounded', () => {
     });
   });
 
+  it('aborts the signal of a delivery still under way when the pipeline is unsubscribed, and only that one', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals: AbortSignal[] = [];
+      const items = cold('a-b');
+      const answers = { a: cold('-d|'), b: cold('------d|') };
+      const out = items.pipe(
+        deliverBounded(
+          (item: 'a' | 'b', signal) => {
+            signals.push(signal);
+            return answers[item];
+          },
+          { timeoutMs: 50, concurrency: 4, scheduler },
+        ),
+      );
+      // Closed at frame 5: a was delivered at 1, b (answering at 8) is cut off.
+      expectObservable(out, '^----!').toBe('-x', { x: { kind: 'delivered', item: 'a' } });
+      expectSubscriptions(answers.a.subscriptions).toBe('^!');
+      expectSubscriptions(answers.b.subscriptions).toBe('--^--!');
+      scheduler.flush();
+      expect(signals.map((s) => s.aborted)).toEqual([false, true]);
+      expect(signals[1]?.reason).toEqual(new Error('delivery cancelled: the pipeline was closed'));
+    });
+  });
+
   it('bounds deliveries under way by the concurrency; the rest wait their turn', () => {
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectObservable }) => {
