@@ -4,7 +4,7 @@ import type { Observable } from 'rxjs';
 export interface PermissionRequest {
   /** The host's permission key: `bash` for running and driving commands, `external_directory` for a workdir. */
   readonly permission: 'bash' | 'external_directory';
-  /** What the user's rules are matched against (the exact single-quoted command line, the visible bytes, …). */
+  /** What the user's rules are matched against (the exact command line, words quoted only where they need it, the visible bytes, …). */
   readonly patterns: readonly string[];
   readonly title: string;
   readonly metadata: Readonly<Record<string, unknown>>;

@@ -1,4 +1,4 @@
-import { shellQuote } from './shell-quote.js';
+import { shellCommandLine } from './shell-quote.js';
 import { BASH_PATH, SCRIPT_PATH, SETPRIV_PATH, STTY_PATH } from './system-paths.js';
 
 export interface ScriptInvocation {
@@ -20,8 +20,7 @@ const CLOSE_INHERITED_FDS =
  * \r a program writes itself), then `exec` the command so it becomes the PTY's session leader.
  */
 export function wrapperCommand(command: string, args: readonly string[], rows: number, cols: number): string {
-  const argv = [command, ...args].map(shellQuote).join(' ');
-  return `${STTY_PATH} rows ${rows} cols ${cols} -onlcr; exec ${argv}`;
+  return `${STTY_PATH} rows ${rows} cols ${cols} -onlcr; exec ${shellCommandLine(command, args)}`;
 }
 
 /**

@@ -381,7 +381,13 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
 
   beforeAll(async () => {
     model = await MockModel.start();
-    h = await OpencodeHarness.create({ model, label: 'local-pty-ask', ...localPtyViaConfigKey(), permission: { bash: 'ask' } });
+    // Asks by default; two rules of the kind users write, to show they match pty_spawn's command line.
+    h = await OpencodeHarness.create({
+      model,
+      label: 'local-pty-ask',
+      ...localPtyViaConfigKey(),
+      permission: { bash: { '*': 'ask', 'printf *': 'allow', 'rm *': 'deny' } },
+    });
     server = await timed(h.label, 'serve() until ready', () => h.serve());
   }, 120_000);
 
@@ -427,10 +433,10 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     ]);
     const from = await start(session, 'run cat, type, interrupt');
 
-    // 1. the spawn: the exact single-quoted command line, and nothing runs before the answer
+    // 1. the spawn: the exact command line, quoted only where needed, and nothing runs before the answer
     const spawnAsk = await nextAsk(session, from);
     show('permission.asked for pty_spawn', spawnAsk.properties);
-    const commandLine = `'sh' '-c' 'cat' 'it'\\''s a PTY ${token}'`;
+    const commandLine = `sh -c cat 'it'\\''s a PTY ${token}'`;
     expect(spawnAsk.properties).toMatchObject({
       permission: 'bash',
       patterns: [commandLine],
@@ -469,6 +475,31 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     expect(survivors([atSpawn!])).toEqual([]);
   });
 
+  it("the user's bash rules match the command line: an allowed command starts without a prompt, a denied one never starts", async () => {
+    const session = await newSession('rules');
+    const token = `e2e-rule-${h.id}`;
+    let allowed: Spawned | undefined;
+    runFlow(model, [
+      () => spawnCall('call_rule_allowed', { command: 'printf', args: ['%s\\n', `allowed-${token}`] }),
+      (req) => {
+        allowed = result<Spawned>(req, 'call_rule_allowed');
+        return spawnCall('call_rule_denied', { command: 'rm', args: ['-f', `/tmp/denied-${token}`] });
+      },
+      () => text('rules applied'),
+    ]);
+    const from = await start(session, 'printf, then rm');
+    await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);
+    const asks = server.events.events.slice(from).filter((e) => e.type === 'permission.asked' && (e.properties as { sessionID?: string }).sessionID === session);
+    show('permission.asked events under the rules', asks.length);
+    expect(asks).toEqual([]);
+    expect(allowed?.id).toMatch(/^pty_[0-9a-f]{8}$/);
+    const { data: messages } = await server.client.session.messages({ sessionID: session }, { throwOnError: true });
+    const part = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && p.callID === 'call_rule_denied') as { state: { status: string; error?: string } } | undefined;
+    show('denied tool part state', part?.state);
+    expect(part?.state).toMatchObject({ status: 'error', error: expect.stringContaining('a rule which prevents you from using this specific tool call') });
+    expect(processesWithToken(token).filter((p) => p.cmdline.includes('denied-'))).toEqual([]);
+  });
+
   it('"reject": no process starts, the turn ends, the model is shown the rejection as the tool error', async () => {
     const session = await newSession('ask reject');
     const token = `e2e-reject-${h.id}`;
@@ -478,7 +509,7 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     ]);
     const from = await start(session, 'start something');
     const asked = await nextAsk(session, from);
-    expect(asked.properties.patterns).toEqual([`'sh' '-c' 'sleep 300' '${token}'`]);
+    expect(asked.properties.patterns).toEqual([`sh -c 'sleep 300' ${token}`]);
     await reply(asked.properties.id, 'reject');
     await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);
     await sleep(500);
@@ -521,11 +552,11 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     const spawnAsk = await nextAsk(session, from);
     await reply(spawnAsk.properties.id, 'once');
     const catAsk = await nextAsk(session, server.events.events.indexOf(spawnAsk) + 1);
-    expect(catAsk.properties.patterns).toEqual(["'cat' '-u'"]);
+    expect(catAsk.properties.patterns).toEqual(['cat -u']);
     await reply(catAsk.properties.id, 'once');
     const killAsk = await nextAsk(session, server.events.events.indexOf(catAsk) + 1);
     show('permission.asked for pty_kill', killAsk.properties);
-    expect(killAsk.properties).toMatchObject({ permission: 'bash', patterns: ["kill 'cat' '-u'"], metadata: { command: "'cat' '-u'", tool: 'pty_kill', cleanup: false } });
+    expect(killAsk.properties).toMatchObject({ permission: 'bash', patterns: ['kill cat -u'], metadata: { command: 'cat -u', tool: 'pty_kill', cleanup: false } });
     expect(survivors([catPty!]).length).toBeGreaterThan(0); // not killed before the answer
     await reply(killAsk.properties.id, 'once');
     await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);

@@ -141,7 +141,7 @@ describe('the V2 adapter', () => {
         reason = thrown;
         const failed = fails(await s.call('pty_spawn', { command: 'cat', description: 'refused' }));
         expect(failed.code).toBe('permission_denied');
-        expect(failed.message).toBe(`Start PTY: 'cat': not allowed (${shown}). Nothing was done. Do not retry the same action unless the user asks for it.`);
+        expect(failed.message).toBe(`Start PTY: cat: not allowed (${shown}). Nothing was done. Do not retry the same action unless the user asks for it.`);
       }
       expect(await s.list()).toEqual([]);
     });

@@ -49,7 +49,7 @@ describe('deliverBounded', () => {
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const signals: AbortSignal[] = [];
-      const items = cold('a-b');
+      const items = cold<'a' | 'b'>('a-b');
       const answers = { a: cold('-d|'), b: cold('------d|') };
       const out = items.pipe(
         deliverBounded(

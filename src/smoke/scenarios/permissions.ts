@@ -28,7 +28,7 @@ export const permissions: Scenario = {
     // A rejected spawn starts nothing.
     const refusal = await session.attempt('pty_spawn', { command: 'cat', args: ["it's"], description: 'rejected cat' });
     expectThat(refusal, (r) => !r.ok && r.code === 'rejected', 'the rejection to be the tool error', 'rejected pty_spawn');
-    expectAsk(lastAsk(session.asks, 'rejected spawn'), 'bash', [`'cat' 'it'\\''s'`], 'rejected spawn prompt');
+    expectAsk(lastAsk(session.asks, 'rejected spawn'), 'bash', [`cat 'it'\\''s'`], 'rejected spawn prompt');
     await never(() => childrenOfSelf().length, (n) => n !== baseline, `${baseline} child processes (none started)`, 'children after a rejected spawn', QUIET_MS);
     expectEqual(await session.call<ListView>('pty_list', {}), { ptys: [] }, 'pty_list after a rejected spawn');
 
@@ -36,7 +36,7 @@ export const permissions: Scenario = {
     session.policy = 'allow';
     const cat = await session.call<PtyView>('pty_spawn', { command: 'cat', description: 'allowed cat' });
     const spawnAsk = lastAsk(session.asks, 'allowed spawn');
-    expectAsk(spawnAsk, 'bash', [`'cat'`], 'allowed spawn prompt');
+    expectAsk(spawnAsk, 'bash', [`cat`], 'allowed spawn prompt');
     expectEqual(spawnAsk.childrenAtAsk, baseline, 'child processes while the spawn prompt was open');
     expectEqual(childrenOfSelf().length, baseline + 1, 'child processes after the allowed spawn');
 
@@ -66,7 +66,7 @@ export const permissions: Scenario = {
     session.policy = 'reject';
     const rejectedKill = await session.attempt('pty_kill', { id: sleeper.id });
     expectThat(rejectedKill, (r) => !r.ok && r.code === 'rejected', 'the rejection to be the tool error', 'rejected pty_kill');
-    expectAsk(lastAsk(session.asks, 'rejected kill'), 'bash', [`kill 'sleep' '30'`], 'kill prompt');
+    expectAsk(lastAsk(session.asks, 'rejected kill'), 'bash', [`kill sleep 30`], 'kill prompt');
     await sleep(QUIET_MS);
     expectEqual(await statusOf(session, sleeper.id), 'running', 'sleep after a rejected kill');
     session.policy = 'allow';
@@ -79,7 +79,7 @@ export const permissions: Scenario = {
     const pwd = await session.call<PtyView>('pty_spawn', { command: 'pwd', workdir: outside, description: 'outside the project' });
     expectEqual(
       session.asks.slice(asksBeforeExternal).map((a) => [a.permission, a.patterns]),
-      [['external_directory', [`${outside}/*`]], ['bash', [`'pwd'`]]],
+      [['external_directory', [`${outside}/*`]], ['bash', [`pwd`]]],
       'prompts for a spawn outside the project',
     );
     await readUntil(session, pwd.id, (l) => texts(l).includes(outside), `pwd to print ${outside}`);
