@@ -106,5 +106,7 @@ export const MAX_REMEMBERED_DELETED_OWNERS = 1_024;
 export const MAX_INFLIGHT_PER_OWNER = 32;
 /** Busy sessions the host adapter tracks (to choose between queueing and waking); the oldest is forgotten. */
 export const MAX_TRACKED_BUSY_SESSIONS = 1_024;
-/** Recent messages read to find the agent and model a woken session must keep. */
+/** Sessions whose last user message's agent and model the host adapter remembers; the least recent is forgotten. */
+export const MAX_TRACKED_SESSION_TURNS = 1_024;
+/** Recent messages read to find the agent and model a woken session must keep, when no event told them. */
 export const WAKE_LOOKUP_MESSAGES = 20;

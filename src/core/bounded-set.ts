@@ -1,15 +1,15 @@
-/** A set that forgets its oldest member once it holds more than `max`: memory of ids that stays bounded. */
-export class BoundedSet<T> {
-  private readonly members = new Set<T>();
+import { BoundedMap } from './bounded-map.js';
 
-  constructor(private readonly max: number) {}
+/** A set that forgets its least recently added member once it holds more than `max`: memory of ids that stays bounded. */
+export class BoundedSet<T> {
+  private readonly members: BoundedMap<T, true>;
+
+  constructor(max: number) {
+    this.members = new BoundedMap(max);
+  }
 
   add(value: T): void {
-    this.members.add(value);
-    if (this.members.size > this.max) {
-      const oldest = this.members.values().next();
-      if (!oldest.done) this.members.delete(oldest.value);
-    }
+    this.members.set(value, true);
   }
 
   has(value: T): boolean {

@@ -22,7 +22,23 @@ export const SessionIdleEvent = z.object({
   properties: z.object({ sessionID: z.string() }).loose(),
 });
 
-export const HostEvent = z.union([SessionDeletedEvent, SessionStatusEvent, SessionIdleEvent]);
+/** The model a turn runs with, as OpenCode writes it on a user message and takes it in a prompt. */
+export const TurnModel = z.object({ providerID: z.string().min(1), modelID: z.string().min(1) });
+
+/**
+ * A message written or updated. Only user messages matter here: they carry the agent and model the session's
+ * next turn runs with (OpenCode 1.18.33 sends every message's info this way, to the plugin hook too).
+ */
+export const MessageUpdatedEvent = z.object({
+  type: z.literal('message.updated'),
+  properties: z
+    .object({
+      info: z.object({ sessionID: z.string().min(1), role: z.string(), agent: z.string().min(1).optional(), model: TurnModel.loose().optional() }).loose(),
+    })
+    .loose(),
+});
+
+export const HostEvent = z.union([SessionDeletedEvent, SessionStatusEvent, SessionIdleEvent, MessageUpdatedEvent]);
 export type HostEvent = z.infer<typeof HostEvent>;
 
 export function deletedSessionID(event: z.infer<typeof SessionDeletedEvent>): string {

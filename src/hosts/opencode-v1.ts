@@ -3,7 +3,7 @@ import { LocalPty, type LocalPtyOptions } from '../core/local-pty.js';
 import type { CallContext, ExitNotification, HostPort, Logger } from '../core/host-port.js';
 import { WAKE_LOOKUP_MESSAGES } from '../limits.js';
 import { callContext, hostTools, permissionMetadata } from './host-tools.js';
-import { SessionActivity } from './session-activity.js';
+import { SessionActivity, type SessionTurn } from './session-activity.js';
 
 // Structural types for the parts of OpenCode 1.18's plugin API we use (see docs/HOSTS.md); no import of
 // @opencode-ai/plugin, so the package has no runtime dependency on the host's own packages.
@@ -87,14 +87,23 @@ function resultOrThrow<T>(what: string, result: V1Result<T>): T | undefined {
  */
 async function notifyV1(client: V1Client, activity: SessionActivity, n: ExitNotification, signal: AbortSignal): Promise<void> {
   const parts = [{ type: 'text' as const, text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } }];
-  const messages = resultOrThrow('reading the session', await client.session.messages({ path: { id: n.sessionID }, query: { limit: WAKE_LOOKUP_MESSAGES }, signal })) ?? [];
-  const lastUser = [...messages].reverse().find((m) => m.info.role === 'user' && m.info.agent && m.info.model);
-  const keep = lastUser?.info.agent && lastUser.info.model ? { agent: lastUser.info.agent, model: lastUser.info.model } : undefined;
+  const keep = activity.lastTurn(n.sessionID) ?? (await lastTurnFromMessages(client, n.sessionID, signal));
   if (keep && !activity.isBusy(n.sessionID)) {
     resultOrThrow('waking the session', await client.session.promptAsync({ path: { id: n.sessionID }, body: { ...keep, parts }, signal }));
     return;
   }
   resultOrThrow('queueing the notification', await client.session.promptAsync({ path: { id: n.sessionID }, body: { noReply: true, ...keep, parts }, signal }));
+}
+
+/**
+ * For a session whose last user message came before the plugin saw any event of it: read its newest messages.
+ * OpenCode writes one assistant message per step, so after a long turn the user message may be out of reach;
+ * the events (SessionActivity) are the main source.
+ */
+async function lastTurnFromMessages(client: V1Client, sessionID: string, signal: AbortSignal): Promise<SessionTurn | undefined> {
+  const messages = resultOrThrow('reading the session', await client.session.messages({ path: { id: sessionID }, query: { limit: WAKE_LOOKUP_MESSAGES }, signal })) ?? [];
+  const lastUser = [...messages].reverse().find((m) => m.info.role === 'user' && m.info.agent && m.info.model);
+  return lastUser?.info.agent && lastUser.info.model ? { agent: lastUser.info.agent, model: lastUser.info.model } : undefined;
 }
 
 function v1CallContext(ctx: V1ToolContext): CallContext {

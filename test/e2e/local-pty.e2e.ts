@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { MessageUpdatedEvent } from '../../src/hosts/host-events.js';
 import { MockModel, text, toolCall, toolCalls, type RecordedRequest } from './mock-model.js';
 import { eventAfter, exitEnvelopes, rawResult, readText, realpath, result, runFlow, sleep, systemText, until, type FlowStep, type ReadLine } from './local-pty-flow.js';
 import { builtPluginAvailable, localPtyViaConfigKey, MODEL_ID, OpencodeHarness, PROVIDER_ID, timed, useHarnessCleanup, type ServeHandle } from './opencode-harness.js';
@@ -264,7 +265,16 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     expect(wake.info).toMatchObject({ agent: AGENT, model: SESSION_MODEL });
     const replies = messages.filter((m) => m.info.role === 'assistant');
     expect(replies.at(-1)!.info).toMatchObject({ agent: AGENT, modelID: SESSION_MODEL.modelID, providerID: PROVIDER_ID });
-    // the plugin finds that agent and model with `messages({limit})`: OpenCode answers with the NEWEST messages
+    // what the plugin's event hook receives for the prompt: a user message.updated with that agent and model, in
+    // the shape SessionActivity reads (its main source: after a long turn the user message is not among the newest)
+    const userEvents = server.events.events
+      .slice(from)
+      .filter((e) => e.type === 'message.updated' && (e.properties as { info?: { role?: string; sessionID?: string } }).info?.role === 'user')
+      .filter((e) => (e.properties as { info: { sessionID?: string } }).info.sessionID === session);
+    show('user message.updated events', userEvents.length);
+    const parsedUser = MessageUpdatedEvent.safeParse(userEvents[0]);
+    expect(parsedUser.success && parsedUser.data.properties.info).toMatchObject({ role: 'user', sessionID: session, agent: AGENT, model: SESSION_MODEL });
+    // the fallback finds that agent and model with `messages({limit})`: OpenCode answers with the NEWEST messages
     const { data: newest } = await server.client.session.messages({ sessionID: session, limit: 2 }, { throwOnError: true });
     expect(newest.map((m) => m.info.id)).toEqual(messages.slice(-2).map((m) => m.info.id));
     // delivered once: no second wake

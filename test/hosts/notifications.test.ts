@@ -166,6 +166,21 @@ describe('V1 notifications keep the session’s agent and model', () => {
     expect(host.promptCalls[1]!.body.noReply).toBeUndefined();
   });
 
+  it('keeps the agent and model of the last user message the events showed, however many steps came after it', async () => {
+    // A long turn: the newest WAKE_LOOKUP_MESSAGES messages are all assistant steps, no user message among them.
+    host.messages.set('ses_long', Array.from({ length: WAKE_LOOKUP_MESSAGES }, () => ({ info: { role: 'assistant' } })));
+    await host.userMessage('ses_long', 'build', { providerID: 'p0', modelID: 'm0' });
+    await host.userMessage('ses_long', 'plan', { providerID: 'p1', modelID: 'm1' });
+    await host.userMessage('ses_other', 'build', { providerID: 'p2', modelID: 'm2' });
+    const s = new Session(host, 'ses_long');
+    const { id } = await s.spawn({ command: 'true', description: 'after a long turn', notifyOnExit: true });
+    await waitFor(() => notificationFor(host.notifications, id), 'the wake-up');
+    expect(host.promptCalls[0]!.body).toMatchObject({ agent: 'plan', model: { providerID: 'p1', modelID: 'm1' } });
+    expect(host.promptCalls[0]!.body.noReply).toBeUndefined();
+    // The events sufficed: the session's messages were not read.
+    expect(host.messageCalls).toEqual([]);
+  });
+
   it('queues with noReply when no user message says which agent and model to keep', async () => {
     host.messages.set('ses_new', [{ info: { role: 'assistant' } }]);
     const s = new Session(host, 'ses_new');
