@@ -1,5 +1,5 @@
 import { PtyError } from '../errors.js';
-import { DEFAULT_READ_LIMIT } from '../limits.js';
+import { DEFAULT_READ_LIMIT, MAX_READ_OFFSET } from '../limits.js';
 import type { GrepMatch, GrepRequest } from '../search/grep-pool.js';
 import type { ReadInput } from '../tools/schemas.js';
 import type { PtySession } from './pty-session.js';
@@ -8,8 +8,8 @@ import { viewLines } from './read-view.js';
 export type Search = (request: Omit<GrepRequest, 'signal'>) => Promise<GrepMatch[]>;
 
 function checkCombination(input: ReadInput): void {
-  if (input.pattern !== undefined && (input.offset !== undefined || input.tail || input.raw)) {
-    throw new PtyError('invalid_input', 'pty_read: pattern searches all retained lines; it cannot be combined with offset, tail or raw.');
+  if (input.pattern !== undefined && (input.tail || input.raw)) {
+    throw new PtyError('invalid_input', 'pty_read: pattern searches all retained lines; it cannot be combined with tail or raw (offset skips matches).');
   }
   if (input.pattern === undefined && input.ignoreCase !== undefined) {
     throw new PtyError('invalid_input', 'pty_read: ignoreCase only applies with pattern.');
@@ -19,11 +19,22 @@ function checkCombination(input: ReadInput): void {
   }
 }
 
+/**
+ * Where the next page starts. A nextOffset is only ever one that `offset` accepts: past MAX_READ_OFFSET there is
+ * none, and the note says how to reach the rest instead.
+ */
+function continuation(end: number, hasMore: boolean, what: 'lines' | 'matches') {
+  if (!hasMore) return { hasMore, nextOffset: null };
+  if (end <= MAX_READ_OFFSET) return { hasMore, nextOffset: end };
+  const reach = what === 'lines' ? 'read the newest lines with tail: true, or find lines with pattern' : 'narrow the pattern';
+  return { hasMore, nextOffset: null, note: `more ${what} follow, but offset is at most ${MAX_READ_OFFSET}: ${reach}.` };
+}
+
 /** A window of `total` items: from `offset`, or the last `limit` when `tail`. */
 function window(total: number, offset: number | undefined, limit: number, tail: boolean | undefined) {
   const start = tail ? Math.max(0, total - limit) : Math.min(offset ?? 0, total);
   const end = Math.min(start + limit, total);
-  return { start, end, hasMore: end < total, nextOffset: end < total ? end : null };
+  return { start, end, ...continuation(end, end < total, 'lines') };
 }
 
 /**
@@ -46,9 +57,13 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
   if (input.pattern !== undefined) {
     const { text, firstLine } = buffer.searchText();
     const ignoreCase = input.ignoreCase ?? false;
-    const matches = await search({ text, pattern: input.pattern, ignoreCase, maxMatches: limit });
-    const lines = viewLines(matches.map((m) => ({ lineNumber: firstLine + m.lineNumber - 1, text: m.text })));
-    return { ...base, pattern: input.pattern, ignoreCase, matches: lines.length, limitReached: lines.length >= limit, lines };
+    // offset pages through the matches: grep stops at offset + limit, the first offset are skipped.
+    const skip = input.offset ?? 0;
+    const found = await search({ text, pattern: input.pattern, ignoreCase, maxMatches: skip + limit });
+    const lines = viewLines(found.slice(skip).map((m) => ({ lineNumber: firstLine + m.lineNumber - 1, text: m.text })));
+    // grep stopped at its limit: more matches may follow.
+    const limitReached = found.length >= skip + limit;
+    return { ...base, pattern: input.pattern, ignoreCase, offset: skip, matches: lines.length, limitReached, lines, ...continuation(skip + lines.length, limitReached, 'matches') };
   }
   if (input.raw) {
     // The raw text as the terminal got it (escape sequences and \r kept), paged by its own lines, each cut like any line.
@@ -57,9 +72,10 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
     const lines = viewLines(rawLines.slice(w.start, w.end).map((text, i) => ({ lineNumber: w.start + i + 1, text })));
     const text = lines.map((l) => l.text).join('\n');
     const cutLines = lines.filter((l) => l.cutFrom !== undefined).length;
-    return { ...base, raw: true, rawLines: rawLines.length, offset: w.start, returned: lines.length, text, cutLines, hasMore: w.hasMore, nextOffset: w.nextOffset };
+    const { start, end, ...next } = w;
+    return { ...base, raw: true, rawLines: rawLines.length, offset: start, returned: lines.length, text, cutLines, ...next };
   }
-  const w = window(buffer.retainedLines, input.offset, limit, input.tail);
-  const page = buffer.page(w.start, w.end - w.start);
-  return { ...base, offset: w.start, returned: page.length, lines: viewLines(page), hasMore: w.hasMore, nextOffset: w.nextOffset };
+  const { start, end, ...next } = window(buffer.retainedLines, input.offset, limit, input.tail);
+  const page = buffer.page(start, end - start);
+  return { ...base, offset: start, returned: page.length, lines: viewLines(page), ...next };
 }

@@ -59,7 +59,7 @@ export const ptyRead = defineTool({
   description: [
     'Read a PTY\'s output as clean lines (colors and cursor codes removed, progress bars at their last state), each with its absolute line number.',
     `Page with offset (0-based over the retained lines, at most ${MAX_READ_OFFSET}) and limit (default ${DEFAULT_READ_LIMIT}, at most ${MAX_READ_LIMIT}); tail: true gives the newest lines.`,
-    `pattern (POSIX extended regex) returns only matching lines; a pattern that takes over ${GREP_TIMEOUT_MS} ms is stopped.`,
+    `pattern (POSIX extended regex) returns only matching lines (offset pages through the matches); a pattern that takes over ${GREP_TIMEOUT_MS} ms is stopped.`,
     `Lines longer than ${MAX_LINE_CHARS} characters are cut (marked). raw: true gives the terminal text as written.`,
     'Works after the program ended, too.',
   ].join(' '),

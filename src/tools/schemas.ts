@@ -72,7 +72,7 @@ export const ReadArgs = {
     .min(0, 'must be 0 or more')
     .max(MAX_READ_OFFSET, `must be at most ${MAX_READ_OFFSET}; use tail to read the newest lines`)
     .optional()
-    .describe('0-based index into the retained lines to start at (default 0). Use nextOffset from the previous read to page on.'),
+    .describe('0-based index into the retained lines to start at (default 0); with pattern, how many matches to skip. Use nextOffset from the previous read to page on.'),
   limit: z
     .number()
     .int()

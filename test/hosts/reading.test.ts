@@ -36,7 +36,14 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     const page = await s.read(id, { offset: MAX_READ_OFFSET, limit: MAX_READ_LIMIT });
     expect(page.returned).toBe(MAX_READ_LIMIT);
     expect((page.lines as ReadLine[])[0]).toEqual({ line: head.firstLine + MAX_READ_OFFSET, text: String(head.firstLine + MAX_READ_OFFSET) });
-    expect(page.nextOffset).toBe(MAX_READ_OFFSET + MAX_READ_LIMIT);
+    // More lines follow, but no offset past MAX_READ_OFFSET would be accepted: no nextOffset, a note instead.
+    expect(page).toMatchObject({ hasMore: true, nextOffset: null, note: expect.stringContaining(`offset is at most ${MAX_READ_OFFSET}: read the newest lines with tail`) });
+    expect(fails(await s.call('pty_read', { id, offset: MAX_READ_OFFSET + 1 })).message).toMatch(/at most 10000/);
+    // Up to the limit, nextOffset is one the tool accepts.
+    const before = await s.read(id, { offset: MAX_READ_OFFSET - 5, limit: 5 });
+    expect(before).toMatchObject({ hasMore: true, nextOffset: MAX_READ_OFFSET });
+    expect(before.note).toBeUndefined();
+    expect((await s.read(id, { offset: before.nextOffset, limit: 1 })).returned).toBe(1);
 
     // A search reports absolute line numbers too.
     const found = await s.read(id, { pattern: `^${FLOOD_LINES - 1}$` });
@@ -72,8 +79,15 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     const loose = await s.read(id, { pattern: '^beta', ignoreCase: true });
     expect(loose.lines.map((l: ReadLine) => l.line)).toEqual([2, 3, 5]);
     const limited = await s.read(id, { pattern: 'beta', ignoreCase: true, limit: 2 });
-    expect(limited).toMatchObject({ matches: 2, limitReached: true });
-    expect(fails(await s.call('pty_read', { id, pattern: 'beta', tail: true })).message).toMatch(/cannot be combined with offset, tail or raw/);
+    expect(limited).toMatchObject({ matches: 2, limitReached: true, offset: 0, hasMore: true, nextOffset: 2 });
+    expect(limited.lines.map((l: ReadLine) => l.line)).toEqual([2, 3]);
+    // offset pages through the matches.
+    const second = await s.read(id, { pattern: 'beta', ignoreCase: true, limit: 2, offset: limited.nextOffset });
+    expect(second).toMatchObject({ matches: 2, offset: 2, hasMore: true, nextOffset: 4 });
+    expect(second.lines.map((l: ReadLine) => l.line)).toEqual([4, 5]);
+    const past = await s.read(id, { pattern: 'beta', ignoreCase: true, limit: 2, offset: 4 });
+    expect(past).toMatchObject({ matches: 0, lines: [], limitReached: false, hasMore: false, nextOffset: null });
+    expect(fails(await s.call('pty_read', { id, pattern: 'beta', tail: true })).message).toMatch(/cannot be combined with tail or raw/);
   });
 
   it('explains an invalid pattern with grep’s own complaint', async () => {
