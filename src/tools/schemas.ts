@@ -52,8 +52,8 @@ export const SpawnArgs = {
     .boolean()
     .optional()
     .describe('When true, a pty.exit message reaches this session when the program exits, so there is no need to check on it.'),
-  rows: z.number().int().min(MIN_TERMINAL_DIMENSION).max(MAX_TERMINAL_DIMENSION).optional().describe(`Terminal rows (default ${DEFAULT_ROWS}).`),
-  cols: z.number().int().min(MIN_TERMINAL_DIMENSION).max(MAX_TERMINAL_DIMENSION).optional().describe(`Terminal columns (default ${DEFAULT_COLS}).`),
+  rows: z.number().int().min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`).max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`).optional().describe(`Terminal rows (default ${DEFAULT_ROWS}).`),
+  cols: z.number().int().min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`).max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`).optional().describe(`Terminal columns (default ${DEFAULT_COLS}).`),
 };
 
 export const WriteArgs = {

@@ -1,4 +1,4 @@
-import { MAX_ARG_BYTES, MAX_ARGS, MAX_PATTERN_CHARS, MAX_WRITE_BYTES } from '../../src/limits.js';
+import { MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_DESCRIPTION_CHARS, MAX_PATH_BYTES, MAX_PATTERN_CHARS, MAX_TERMINAL_DIMENSION, MAX_TITLE_CHARS, MAX_TOTAL_ARG_BYTES, MAX_WRITE_BYTES } from '../../src/limits.js';
 import { HOSTS, Session, fails, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(90_000);
@@ -62,6 +62,16 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
       ['a NUL in the command', { command: 'ec\0ho', description: 'x' }, /command contains a NUL byte/, 'invalid_input'],
       ['timeoutSeconds 0', { command: 'cat', description: 'x', timeoutSeconds: 0 }, /timeoutSeconds: must be at least 1/, undefined],
       ['timeoutSeconds 3601', { command: 'cat', description: 'x', timeoutSeconds: 3601 }, /timeoutSeconds: must be at most 3600/, undefined],
+      // (V2 hosts validate the Standard Schema themselves and word this their own way.)
+      ['no description', { command: 'cat' }, /description: (required \(string\)|Invalid input: expected string, received undefined)/, undefined],
+      ['a title too long', { command: 'cat', description: 'x', title: 't'.repeat(MAX_TITLE_CHARS + 1) }, new RegExp(`title: at most ${MAX_TITLE_CHARS} characters`), undefined],
+      ['a description too long', { command: 'cat', description: 'd'.repeat(MAX_DESCRIPTION_CHARS + 1) }, new RegExp(`description: at most ${MAX_DESCRIPTION_CHARS} characters`), undefined],
+      ['a command too long', { command: 'c'.repeat(MAX_COMMAND_BYTES + 1), description: 'x' }, new RegExp(`command is ${MAX_COMMAND_BYTES + 1} bytes; the limit is ${MAX_COMMAND_BYTES} bytes`), 'limit'],
+      ['args too long together', { command: 'echo', description: 'x', args: Array.from({ length: 5 }, () => 'a'.repeat(MAX_TOTAL_ARG_BYTES / 4)) }, new RegExp(`the arguments together are ${(MAX_TOTAL_ARG_BYTES / 4) * 5} bytes; the limit is ${MAX_TOTAL_ARG_BYTES} bytes`), 'limit'],
+      ['a workdir path too long', { command: 'pwd', description: 'x', workdir: `/${'w'.repeat(MAX_PATH_BYTES)}` }, new RegExp(`workdir is ${MAX_PATH_BYTES + 1} bytes; the limit is ${MAX_PATH_BYTES} bytes`), 'limit'],
+      ['a workdir that does not exist', { command: 'pwd', description: 'x', workdir: '/nonexistent/local-pty/dir' }, /workdir.*\/nonexistent\/local-pty\/dir/, undefined],
+      ['rows 0', { command: 'cat', description: 'x', rows: 0 }, /rows: must be at least 1/, undefined],
+      ['cols too many', { command: 'cat', description: 'x', cols: MAX_TERMINAL_DIMENSION + 1 }, new RegExp(`cols: must be at most ${MAX_TERMINAL_DIMENSION}`), undefined],
     ];
 
     it.each(spawnCases)('pty_spawn with %s', async (_case, args, message, code) => {
