@@ -201,7 +201,7 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
       permission: 'external_directory',
       patterns: [`${realpath(outside)}/*`],
       always: [],
-      metadata: { directory: realpath(outside), command: "'pwd'" },
+      metadata: { directory: realpath(outside), command: 'pwd' },
       tool: { callID: 'call_wd_out' },
     });
     // nothing runs while the user has not answered
