@@ -212,7 +212,8 @@ export class LocalPty {
         await abortable(
           ctx.ask({
             permission: 'bash',
-            patterns: [`kill ${commandLine}`],
+            // Not `kill …`: that is also what spawning the program kill looks like; this must read as ending a PTY.
+            patterns: [`pty_kill ${commandLine}`],
             title: `End PTY ${input.id}: ${commandLine}`,
             metadata: { id: input.id, command: commandLine, cleanup: input.cleanup ?? false, tool: 'pty_kill' },
           }),

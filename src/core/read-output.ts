@@ -23,18 +23,23 @@ function checkCombination(input: ReadInput): void {
  * Where the next page starts. A nextOffset is only ever one that `offset` accepts: past MAX_READ_OFFSET there is
  * none, and the note says how to reach the rest instead.
  */
-function continuation(end: number, hasMore: boolean, what: 'lines' | 'matches') {
+const REACH_THE_REST = {
+  lines: 'read the newest lines with tail: true, or find lines with pattern',
+  'raw lines': 'read the newest raw lines with tail: true',
+  matches: 'narrow the pattern',
+} as const;
+
+function continuation(end: number, hasMore: boolean, what: keyof typeof REACH_THE_REST) {
   if (!hasMore) return { hasMore, nextOffset: null };
   if (end <= MAX_READ_OFFSET) return { hasMore, nextOffset: end };
-  const reach = what === 'lines' ? 'read the newest lines with tail: true, or find lines with pattern' : 'narrow the pattern';
-  return { hasMore, nextOffset: null, note: `more ${what} follow, but offset is at most ${MAX_READ_OFFSET}: ${reach}.` };
+  return { hasMore, nextOffset: null, note: `more ${what} follow, but offset is at most ${MAX_READ_OFFSET}: ${REACH_THE_REST[what]}.` };
 }
 
 /** A window of `total` items: from `offset`, or the last `limit` when `tail`. */
-function window(total: number, offset: number | undefined, limit: number, tail: boolean | undefined) {
+function window(total: number, offset: number | undefined, limit: number, tail: boolean | undefined, what: 'lines' | 'raw lines') {
   const start = tail ? Math.max(0, total - limit) : Math.min(offset ?? 0, total);
   const end = Math.min(start + limit, total);
-  return { start, end, ...continuation(end, end < total, 'lines') };
+  return { start, end, ...continuation(end, end < total, what) };
 }
 
 /**
@@ -68,14 +73,14 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
   if (input.raw) {
     // The raw text as the terminal got it (escape sequences and \r kept), paged by its own lines, each cut like any line.
     const rawLines = buffer.rawText().split('\n');
-    const w = window(rawLines.length, input.offset, limit, input.tail);
+    const w = window(rawLines.length, input.offset, limit, input.tail, 'raw lines');
     const lines = viewLines(rawLines.slice(w.start, w.end).map((text, i) => ({ lineNumber: w.start + i + 1, text })));
     const text = lines.map((l) => l.text).join('\n');
     const cutLines = lines.filter((l) => l.cutFrom !== undefined).length;
     const { start, end, ...next } = w;
     return { ...base, raw: true, rawLines: rawLines.length, offset: start, returned: lines.length, text, cutLines, ...next };
   }
-  const { start, end, ...next } = window(buffer.retainedLines, input.offset, limit, input.tail);
+  const { start, end, ...next } = window(buffer.retainedLines, input.offset, limit, input.tail, 'lines');
   const page = buffer.page(start, end - start);
   return { ...base, offset: start, returned: page.length, lines: viewLines(page), ...next };
 }

@@ -33,7 +33,9 @@ export const MessageUpdatedEvent = z.object({
   type: z.literal('message.updated'),
   properties: z
     .object({
-      info: z.object({ sessionID: z.string().min(1), role: z.string(), agent: z.string().min(1).optional(), model: TurnModel.loose().optional() }).loose(),
+      info: z
+        .object({ id: z.string().min(1), sessionID: z.string().min(1), role: z.string(), agent: z.string().min(1).optional(), model: TurnModel.loose().optional() })
+        .loose(),
     })
     .loose(),
 });

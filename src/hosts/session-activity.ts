@@ -19,7 +19,8 @@ export interface SessionTurn {
  */
 export class SessionActivity {
   private readonly busy = new BoundedSet<string>(MAX_TRACKED_BUSY_SESSIONS);
-  private readonly turns = new BoundedMap<string, SessionTurn>(MAX_TRACKED_SESSION_TURNS);
+  /** Per session, its newest user message seen: its id (to tell newer from older) and its agent and model. */
+  private readonly turns = new BoundedMap<string, { readonly messageID: string; readonly turn: SessionTurn }>(MAX_TRACKED_SESSION_TURNS);
 
   /** Feeds one raw host event; returns the id of a deleted session, if this was a deletion. */
   observe(raw: unknown): string | undefined {
@@ -46,8 +47,11 @@ export class SessionActivity {
         return undefined;
       })
       .with({ type: 'message.updated' }, ({ properties: { info } }) => {
-        if (info.agent && info.model) {
-          this.turns.set(info.sessionID, { agent: info.agent, model: { providerID: info.model.providerID, modelID: info.model.modelID } });
+        // OpenCode updates older messages too (a summary, a title): only the newest user message counts. Its
+        // message ids sort in creation order.
+        const known = this.turns.get(info.sessionID);
+        if (info.agent && info.model && (known === undefined || info.id >= known.messageID)) {
+          this.turns.set(info.sessionID, { messageID: info.id, turn: { agent: info.agent, model: { providerID: info.model.providerID, modelID: info.model.modelID } } });
         }
         return undefined;
       })
@@ -60,6 +64,6 @@ export class SessionActivity {
 
   /** The agent and model of the session's last user message seen in the events, if any was. */
   lastTurn(sessionID: string): SessionTurn | undefined {
-    return this.turns.get(sessionID);
+    return this.turns.get(sessionID)?.turn;
   }
 }

@@ -70,7 +70,7 @@ export const ReadArgs = {
     .number()
     .int()
     .min(0, 'must be 0 or more')
-    .max(MAX_READ_OFFSET, `must be at most ${MAX_READ_OFFSET}; use tail to read the newest lines`)
+    .max(MAX_READ_OFFSET, `must be at most ${MAX_READ_OFFSET}; use tail to read the newest lines, or a narrower pattern`)
     .optional()
     .describe('0-based index into the retained lines to start at (default 0); with pattern, how many matches to skip. Use nextOffset from the previous read to page on.'),
   limit: z

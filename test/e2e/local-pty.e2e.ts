@@ -540,7 +540,7 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     expect(processesWithToken(token)).toEqual([]);
   });
 
-  it('pty_kill asks with "kill <command line>"; instance dispose (OpenCode\'s clean shutdown) ends every PTY within the close bound', async () => {
+  it('pty_kill asks with "pty_kill <command line>"; instance dispose (OpenCode\'s clean shutdown) ends every PTY within the close bound', async () => {
     const session = await newSession('dispose');
     const ptys: PtyProcesses[] = [];
     let catPty: PtyProcesses | undefined;
@@ -566,7 +566,7 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     await reply(catAsk.properties.id, 'once');
     const killAsk = await nextAsk(session, server.events.events.indexOf(catAsk) + 1);
     show('permission.asked for pty_kill', killAsk.properties);
-    expect(killAsk.properties).toMatchObject({ permission: 'bash', patterns: ['kill cat -u'], metadata: { command: 'cat -u', tool: 'pty_kill', cleanup: false } });
+    expect(killAsk.properties).toMatchObject({ permission: 'bash', patterns: ['pty_kill cat -u'], metadata: { command: 'cat -u', tool: 'pty_kill', cleanup: false } });
     expect(survivors([catPty!]).length).toBeGreaterThan(0); // not killed before the answer
     await reply(killAsk.properties.id, 'once');
     await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);

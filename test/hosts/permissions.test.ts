@@ -47,7 +47,7 @@ describe.each(HOSTS)('permissions through the %s host', (_name, factory) => {
     expect(interrupt!.metadata).toMatchObject({ bytes: '\\x03', byteCount: 1 });
 
     await s.kill(id);
-    expect(ctx.host.permissionLog.at(-1)).toMatchObject({ permission: 'bash', patterns: [`kill cat`] });
+    expect(ctx.host.permissionLog.at(-1)).toMatchObject({ permission: 'bash', patterns: [`pty_kill cat`] });
     expect(ctx.host.permissionLog.at(-1)!.metadata).toMatchObject({ id, tool: 'pty_kill', cleanup: false });
     // An ended PTY is removed without asking: there is nothing left to stop.
     const asked = ctx.host.permissionLog.length;

@@ -66,7 +66,7 @@ export const permissions: Scenario = {
     session.policy = 'reject';
     const rejectedKill = await session.attempt('pty_kill', { id: sleeper.id });
     expectThat(rejectedKill, (r) => !r.ok && r.code === 'rejected', 'the rejection to be the tool error', 'rejected pty_kill');
-    expectAsk(lastAsk(session.asks, 'rejected kill'), 'bash', [`kill sleep 30`], 'kill prompt');
+    expectAsk(lastAsk(session.asks, 'rejected kill'), 'bash', [`pty_kill sleep 30`], 'kill prompt');
     await sleep(QUIET_MS);
     expectEqual(await statusOf(session, sleeper.id), 'running', 'sleep after a rejected kill');
     session.policy = 'allow';
