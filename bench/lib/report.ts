@@ -26,6 +26,11 @@ export interface Row {
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
+/** The ratio fields of a row whose ratio is the median of per-repetition A/B ratios. */
+export function pairedRatio(ratios: Summary): Pick<Row, 'ratio' | 'ratioSpread' | 'ratioLabel'> {
+  return { ratio: ratios.median, ratioSpread: ratios, ratioLabel: 'A/B' };
+}
+
 export function fmt(value: number, digits?: number): string {
   if (!Number.isFinite(value)) return '—';
   const abs = Math.abs(value);

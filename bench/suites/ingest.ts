@@ -2,7 +2,7 @@ import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
 import { PluginHarness } from '../lib/plugin-harness.js';
 import { rawScript, sameTerminalCommand } from '../lib/raw.js';
-import type { Row } from '../lib/report.js';
+import { pairedRatio, type Row } from '../lib/report.js';
 import { LOG, LONG, SHORT, mib, type Shape } from '../lib/shapes.js';
 import { summarize } from '../lib/stats.js';
 import { fullGc, log, MiB, rotation } from '../lib/util.js';
@@ -69,16 +69,15 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
       const cpuRatio = paired(samples.plugin, samples.node, perMiB);
       const note = problems.length > 0 ? `INVALID RUNS: ${problems.join('; ')}` : undefined;
       const name = `${shape.title}, ${mib(bytes)}`;
-      log(`  ingest ${name}: plugin ${summarize(samples.plugin.map(rate)).median.toFixed(1)} MiB/s, raw ${summarize(samples.raw.map(rate)).median.toFixed(1)}, node ${summarize(samples.node.map(rate)).median.toFixed(1)}`);
+      const rates = { plugin: summarize(samples.plugin.map(rate)), raw: summarize(samples.raw.map(rate)), node: summarize(samples.node.map(rate)) };
+      log(`  ingest ${name}: plugin ${rates.plugin.median.toFixed(1)} MiB/s, raw ${rates.raw.median.toFixed(1)}, node ${rates.node.median.toFixed(1)}`);
       rows.push({
         suite: 'ingest',
         name,
         unit: 'MiB/s',
-        a: { label: 'plugin', summary: summarize(samples.plugin.map(rate)) },
-        b: { label: 'raw script→/dev/null', summary: summarize(samples.raw.map(rate)) },
-        ratio: vsRaw.median,
-        ratioSpread: vsRaw,
-        ratioLabel: 'A/B',
+        a: { label: 'plugin', summary: rates.plugin },
+        b: { label: 'raw script→/dev/null', summary: rates.raw },
+        ...pairedRatio(vsRaw),
         target: '≥ 0.9× raw',
         met: vsRaw.median >= 0.9,
         ...(note ? { note } : {}),
@@ -88,11 +87,9 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
         suite: 'ingest',
         name: `${name} (vs bare Node reader)`,
         unit: 'MiB/s',
-        a: { label: 'plugin', summary: summarize(samples.plugin.map(rate)) },
-        b: { label: 'Node counts bytes', summary: summarize(samples.node.map(rate)) },
-        ratio: vsNode.median,
-        ratioSpread: vsNode,
-        ratioLabel: 'A/B',
+        a: { label: 'plugin', summary: rates.plugin },
+        b: { label: 'Node counts bytes', summary: rates.node },
+        ...pairedRatio(vsNode),
         target: '—',
         met: null,
       });
@@ -102,9 +99,7 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
         unit: 'host CPU ms/MiB',
         a: { label: 'plugin', summary: summarize(samples.plugin.map(perMiB)) },
         b: { label: 'Node counts bytes', summary: summarize(samples.node.map(perMiB)) },
-        ratio: cpuRatio.median,
-        ratioSpread: cpuRatio,
-        ratioLabel: 'A/B',
+        ...pairedRatio(cpuRatio),
         target: '—',
         met: null,
       });

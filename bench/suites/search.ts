@@ -7,7 +7,7 @@ import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
 import { filledPty, FULL_BUFFER_LINES } from '../lib/fill.js';
 import { PluginHarness, type ReadResult } from '../lib/plugin-harness.js';
-import type { Row } from '../lib/report.js';
+import { pairedRatio, type Row } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
 import { log, rotation } from '../lib/util.js';
 
@@ -86,9 +86,7 @@ export async function search(cfg: BenchConfig): Promise<Row[]> {
         unit: 'ms',
         a: { label: 'pty_read pattern', summary: a },
         b: { label: 'grep -nE file', summary: b },
-        ratio: ratios.median,
-        ratioSpread: ratios,
-        ratioLabel: 'A/B',
+        ...pairedRatio(ratios),
         target: '≤ 1.5×',
         met: ratios.median <= 1.5,
         ...(countsAgree ? {} : { note: `match counts differ: ${[...counts].join(', ')}` }),

@@ -2,7 +2,7 @@ import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
 import { PluginHarness } from '../lib/plugin-harness.js';
 import { rawScript } from '../lib/raw.js';
-import type { Row } from '../lib/report.js';
+import { pairedRatio, type Row } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
 import { log, rotation } from '../lib/util.js';
 
@@ -67,9 +67,7 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
       unit: 'ms',
       a: { label: 'pty_spawn→pty_read sees it', summary: a },
       b: { label: 'raw script from Node', summary: b },
-      ratio: ratios.median,
-      ratioSpread: ratios,
-      ratioLabel: 'A/B',
+      ...pairedRatio(ratios),
       target: `≤ 1.2×B + 5 ms (= ${limit.toFixed(1)})`,
       met: a.median <= limit,
       extra: { spawnReturnedMs: summarize(returned) },

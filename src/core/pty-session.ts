@@ -188,12 +188,12 @@ export class PtySession {
   private settle(): void {
     // Ended without an exit event: never started, or the stream was cut after the termination bound.
     if (this.running) this.markEnded();
-    this.startWaiters?.reject(
-      new PtyError(
-        this.stopReason === 'owner-deleted' ? 'owner_deleted' : this.stopReason === 'close' ? 'closing' : 'spawn_failed',
-        `${this.info.id} ended before it started (${this.stopReason ?? 'start failed'}).`,
-      ),
-    );
+    const code = match(this.stopReason)
+      .with('owner-deleted', () => 'owner_deleted' as const)
+      .with('close', () => 'closing' as const)
+      .with(undefined, 'kill', 'timeout', () => 'spawn_failed' as const)
+      .exhaustive();
+    this.startWaiters?.reject(new PtyError(code, `${this.info.id} ended before it started (${this.stopReason ?? 'start failed'}).`));
     this.resolveEnded();
   }
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { LocalPty } from '../core/local-pty.js';
 import type { CallContext, ExitNotification, HostPort, Logger, PermissionRequest } from '../core/host-port.js';
 import { PtyError } from '../errors.js';
+import { strictSchema } from '../tools/parse-input.js';
 import { fromAsyncIterable } from '../streams/host-event-stream.js';
 import { deletedSessionID, SessionDeletedEvent } from './host-events.js';
 import { callContext, hostTools, permissionMetadata, type HostTool } from './host-tools.js';
@@ -220,8 +221,8 @@ function v2Tool(ctx: V2Context, tool: HostTool): V2ToolInfo {
   return {
     name: tool.name,
     description: tool.description,
-    // Strict like the core's own parse: an unknown key is refused, not silently dropped.
-    input: z.strictObject(tool.args),
+    // The core's own strict schema: an unknown key is refused, not silently dropped.
+    input: strictSchema(tool.args),
     options: { codemode: false },
     execute: async (input, tctx) => {
       const { text, value } = await tool.run(input, v2CallContext(ctx, tctx));

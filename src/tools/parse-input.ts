@@ -4,7 +4,8 @@ import { PtyError } from '../errors.js';
 /** One strict object schema per tool shape: building it per call cost ~180 µs and most of a read's garbage. */
 const schemas = new WeakMap<z.ZodRawShape, z.ZodType>();
 
-function schemaFor<S extends z.ZodRawShape>(shape: S): z.ZodObject<S> {
+/** The strict object schema of a tool's shape (an unknown key is refused), built once per shape. */
+export function strictSchema<S extends z.ZodRawShape>(shape: S): z.ZodObject<S> {
   let schema = schemas.get(shape);
   if (schema === undefined) {
     schema = z.strictObject(shape);
@@ -15,7 +16,7 @@ function schemaFor<S extends z.ZodRawShape>(shape: S): z.ZodObject<S> {
 
 /** Validates tool input with its zod shape; every problem is named with its field, the limit and the value kind. */
 export function parseInput<S extends z.ZodRawShape>(tool: string, shape: S, input: unknown): z.infer<z.ZodObject<S>> {
-  const result = schemaFor(shape).safeParse(input ?? {});
+  const result = strictSchema(shape).safeParse(input ?? {});
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.join('.') : 'input';
