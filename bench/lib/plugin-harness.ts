@@ -3,30 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalPtyPlugin } from '../../src/index.js';
 import type { V1Client, V1Hooks, V1ToolContext } from '../../src/hosts/opencode-v1.js';
-
-/** The `pty.exit` envelope the plugin puts into the owner session. */
-export interface ExitEnvelope {
-  readonly id: string;
-  readonly exitCode: number | null;
-  readonly status: string;
-  readonly outputLines: number;
-  readonly lastLine: string;
-}
-
-export interface SpawnResult {
-  readonly id: string;
-  readonly pid: number | null;
-  readonly status: string;
-}
-
-export interface ReadResult {
-  readonly totalLines: number;
-  readonly retainedLines: number;
-  readonly firstLine: number;
-  readonly returned?: number;
-  readonly matches?: number;
-  readonly lines: ReadonlyArray<{ line: number; text: string }>;
-}
+import type { ExitEnvelope, LinesRead, SpawnResult } from '../../src/protocol/tool-results.js';
 
 /**
  * The real plugin (`LocalPtyPlugin(input)` → hooks), driven as OpenCode would drive it: every tool call goes
@@ -103,8 +80,9 @@ export class PluginHarness {
     return this.call<SpawnResult>('pty_spawn', { command: 'bash', args: ['-c', script], description: 'bench', notifyOnExit: true, ...extra }, sessionID);
   }
 
-  read(sessionID: string, args: Record<string, unknown>): Promise<ReadResult> {
-    return this.call<ReadResult>('pty_read', args, sessionID);
+  /** A page of lines (no pattern, no raw). */
+  read(sessionID: string, args: Record<string, unknown>): Promise<LinesRead> {
+    return this.call<LinesRead>('pty_read', args, sessionID);
   }
 
   kill(sessionID: string, id: string, cleanup = true): Promise<unknown> {

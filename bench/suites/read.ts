@@ -1,7 +1,8 @@
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
 import { filledPty, FULL_BUFFER_LINES } from '../lib/fill.js';
-import { PluginHarness, type ReadResult } from '../lib/plugin-harness.js';
+import { PluginHarness } from '../lib/plugin-harness.js';
+import type { LinesRead } from '../../src/protocol/tool-results.js';
 import type { Row } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
 import { log } from '../lib/util.js';
@@ -38,7 +39,7 @@ export async function read(cfg: BenchConfig): Promise<Row[]> {
     for (let i = -warmup; i < iterations; i++) {
       for (let k = 0; k < cases.length; k++) {
         const c = cases[(i + k + cases.length * warmup) % cases.length]!;
-        const { value: result, ms } = await harness.timedCall<ReadResult>('pty_read', c.args, OWNER);
+        const { value: result, ms } = await harness.timedCall<LinesRead>('pty_read', c.args, OWNER);
         if (result.returned !== PAGE) throw new Error(`${c.name}: returned ${result.returned}`);
         if (i >= 0) times[cases.indexOf(c)]!.push(ms);
         // Each tool call is its own turn of the host's event loop, not one long run of microtasks.

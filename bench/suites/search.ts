@@ -6,7 +6,8 @@ import { DEFAULT_READ_LIMIT, MAX_READ_LIMIT } from '../../src/limits.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
 import { filledPty, FULL_BUFFER_LINES } from '../lib/fill.js';
-import { PluginHarness, type ReadResult } from '../lib/plugin-harness.js';
+import { PluginHarness } from '../lib/plugin-harness.js';
+import type { MatchesRead } from '../../src/protocol/tool-results.js';
 import { pairedRatio, type Row } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
 import { log, rotation } from '../lib/util.js';
@@ -63,7 +64,7 @@ export async function search(cfg: BenchConfig): Promise<Row[]> {
       for (let i = -2; i < iterations; i++) {
         for (const side of rotation(['plugin', 'grep'] as const, i + 2)) {
           if (side === 'plugin') {
-            const { value: r, ms } = await harness.timedCall<ReadResult>('pty_read', { id: full.id, pattern }, OWNER);
+            const { value: r, ms } = await harness.timedCall<MatchesRead>('pty_read', { id: full.id, pattern }, OWNER);
             counts.add(`plugin ${r.matches}`);
             if (i >= 0) plugin.push(ms);
           } else {

@@ -1,8 +1,9 @@
 import { NOTIFY_DESCRIPTION_CHARS, NOTIFY_LAST_LINE_CHARS } from '../limits.js';
+import type { ExitEnvelope, PtyDescription } from '../protocol/tool-results.js';
 import type { PtySession } from './pty-session.js';
 
 /** What pty_spawn, pty_list and pty_kill say about a PTY. */
-export function describePty(session: PtySession) {
+export function describePty(session: PtySession): PtyDescription {
   const { info } = session;
   return {
     id: info.id,
@@ -31,9 +32,9 @@ function clip(text: string, max: number): string {
 }
 
 /** The `pty.exit` message the owner session receives. */
-export function exitEnvelope(session: PtySession) {
+export function exitEnvelope(session: PtySession): ExitEnvelope {
   return {
-    type: 'pty.exit' as const,
+    type: 'pty.exit',
     id: session.info.id,
     description: clip(session.info.description, NOTIFY_DESCRIPTION_CHARS),
     exitCode: session.exitCode,

@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { ExitEnvelope } from '../protocol/tool-results.js';
 
 /** What the user is asked before a PTY action; the adapters map it onto their host's permission API. */
 export interface PermissionRequest {
@@ -25,7 +26,7 @@ export interface ExitNotification {
   readonly label: string;
   /** The JSON envelope, as text, that the model reads. */
   readonly text: string;
-  readonly envelope: Readonly<Record<string, unknown>>;
+  readonly envelope: ExitEnvelope;
 }
 
 export interface Logger {

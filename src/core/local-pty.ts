@@ -17,8 +17,9 @@ import { deliverBounded } from '../operators/deliver-bounded.js';
 import { abortable, InFlight } from '../registry/inflight.js';
 import { Registry, type RegistryLimits } from '../registry/reservations.js';
 import { GrepPool } from '../search/grep-pool.js';
-import { formatBytesVisibly, decodeEscapes } from '../tools/escape-decode.js';
-import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../tools/schemas.js';
+import { formatBytesVisibly, decodeEscapes } from '../protocol/escape-codec.js';
+import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../protocol/tool-inputs.js';
+import type { KillResult, ListResult, ReadResult, SpawnResult, WriteResult } from '../protocol/tool-results.js';
 import { BoundedSet } from './bounded-set.js';
 import { describePty, exitEnvelope, exitLabel } from './envelopes.js';
 import type { CallContext, ExitNotification, HostPort } from './host-port.js';
@@ -83,7 +84,7 @@ export class LocalPty {
   }
 
   // ── pty_spawn ──────────────────────────────────────────────────────────────────────────────
-  spawn(ctx: CallContext, input: SpawnInput): Promise<ReturnType<typeof describePty>> {
+  spawn(ctx: CallContext, input: SpawnInput): Promise<SpawnResult> {
     const args = input.args ?? [];
     checkCommandBounds(input.command, args);
     const owner = ctx.sessionID;
@@ -160,7 +161,7 @@ export class LocalPty {
   }
 
   // ── pty_write ──────────────────────────────────────────────────────────────────────────────
-  write(ctx: CallContext, input: WriteInput) {
+  write(ctx: CallContext, input: WriteInput): Promise<WriteResult> {
     const bytes = decodeEscapes(input.data);
     const owner = ctx.sessionID;
     this.gate(owner);
@@ -186,7 +187,7 @@ export class LocalPty {
   }
 
   // ── pty_read ───────────────────────────────────────────────────────────────────────────────
-  read(ctx: CallContext, input: ReadInput) {
+  read(ctx: CallContext, input: ReadInput): Promise<ReadResult> {
     const owner = ctx.sessionID;
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
@@ -196,13 +197,13 @@ export class LocalPty {
   }
 
   // ── pty_list ───────────────────────────────────────────────────────────────────────────────
-  list(ctx: CallContext) {
+  list(ctx: CallContext): ListResult {
     this.gate(ctx.sessionID);
     return { ptys: this.registry.ownedBy(ctx.sessionID).map(describePty) };
   }
 
   // ── pty_kill ───────────────────────────────────────────────────────────────────────────────
-  kill(ctx: CallContext, input: KillInput) {
+  kill(ctx: CallContext, input: KillInput): Promise<KillResult> {
     const owner = ctx.sessionID;
     this.gate(owner);
     const session = this.registry.get(owner, input.id);

@@ -1,7 +1,8 @@
 import { PtyError } from '../errors.js';
 import { DEFAULT_READ_LIMIT, MAX_READ_OFFSET } from '../limits.js';
 import type { GrepMatch, GrepRequest } from '../search/grep-pool.js';
-import type { ReadInput } from '../tools/schemas.js';
+import type { ReadInput } from '../protocol/tool-inputs.js';
+import type { LinesRead, MatchesRead, RawRead, ReadResult } from '../protocol/tool-results.js';
 import type { PtySession } from './pty-session.js';
 import { viewLines } from './read-view.js';
 
@@ -29,7 +30,9 @@ const REACH_THE_REST = {
   matches: 'narrow the pattern',
 } as const;
 
-function continuation(end: number, hasMore: boolean, what: keyof typeof REACH_THE_REST) {
+type Continuation = Pick<LinesRead, 'hasMore' | 'nextOffset' | 'note'>;
+
+function continuation(end: number, hasMore: boolean, what: keyof typeof REACH_THE_REST): Continuation {
   if (!hasMore) return { hasMore, nextOffset: null };
   if (end <= MAX_READ_OFFSET) return { hasMore, nextOffset: end };
   return { hasMore, nextOffset: null, note: `more ${what} follow, but offset is at most ${MAX_READ_OFFSET}: ${REACH_THE_REST[what]}.` };
@@ -46,7 +49,7 @@ function window(total: number, offset: number | undefined, limit: number, tail: 
  * pty_read's answer: a page of rendered lines (O(page)), the newest lines (`tail`), matches of a pattern
  * (through the bounded grep workers, line numbers mapped back to absolute ones), or the raw terminal text.
  */
-export async function readOutput(session: PtySession, input: ReadInput, search: Search) {
+export async function readOutput(session: PtySession, input: ReadInput, search: Search): Promise<ReadResult> {
   checkCombination(input);
   const { buffer } = session;
   const limit = input.limit ?? DEFAULT_READ_LIMIT;
@@ -68,7 +71,8 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
     const lines = viewLines(found.slice(skip).map((m) => ({ lineNumber: firstLine + m.lineNumber - 1, text: m.text })));
     // grep stopped at its limit: more matches may follow.
     const limitReached = found.length >= skip + limit;
-    return { ...base, pattern: input.pattern, ignoreCase, offset: skip, matches: lines.length, limitReached, lines, ...continuation(skip + lines.length, limitReached, 'matches') };
+    const result: MatchesRead = { ...base, pattern: input.pattern, ignoreCase, offset: skip, matches: lines.length, limitReached, lines, ...continuation(skip + lines.length, limitReached, 'matches') };
+    return result;
   }
   if (input.raw) {
     // The raw text as the terminal got it (escape sequences and \r kept), paged by its own lines, each cut like any line.
@@ -78,9 +82,11 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
     const text = lines.map((l) => l.text).join('\n');
     const cutLines = lines.filter((l) => l.cutFrom !== undefined).length;
     const { start, end, ...next } = w;
-    return { ...base, raw: true, rawLines: rawLines.length, offset: start, returned: lines.length, text, cutLines, ...next };
+    const result: RawRead = { ...base, raw: true, rawLines: rawLines.length, offset: start, returned: lines.length, text, cutLines, ...next };
+    return result;
   }
   const { start, end, ...next } = window(buffer.retainedLines, input.offset, limit, input.tail, 'lines');
   const page = buffer.page(start, end - start);
-  return { ...base, offset: start, returned: page.length, lines: viewLines(page), ...next };
+  const result: LinesRead = { ...base, offset: start, returned: page.length, lines: viewLines(page), ...next };
+  return result;
 }

@@ -1,15 +1,9 @@
 import type { BufferLine } from '../buffer/output-buffer.js';
 import { MAX_LINE_CHARS } from '../limits.js';
-
-export interface ViewLine {
-  readonly line: number;
-  readonly text: string;
-  /** Present when the line was longer than MAX_LINE_CHARS: its full length. */
-  readonly cutFrom?: number;
-}
+import type { ReadLine } from '../protocol/tool-results.js';
 
 /** Cuts each line at MAX_LINE_CHARS, saying so, so one giant line cannot flood the model's context. */
-export function viewLines(lines: readonly BufferLine[]): ViewLine[] {
+export function viewLines(lines: readonly BufferLine[]): ReadLine[] {
   return lines.map(({ lineNumber, text }) =>
     text.length > MAX_LINE_CHARS
       ? { line: lineNumber, text: text.slice(0, MAX_LINE_CHARS), cutFrom: text.length }

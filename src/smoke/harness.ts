@@ -1,54 +1,12 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LinesRead, ListResult, PtyDescription, PtyStatus, ReadLine } from '../protocol/tool-results.js';
 import type { SmokeBackend } from './backends.js';
 import { eventually } from './expect.js';
 import { FakeOpenCode, type AskPolicy, type FakeSession } from './fake-host.js';
 import { survivorsOf, trackPty, type TrackedPty } from './processes.js';
 import { WAIT_MS } from './timing.js';
-
-/** What pty_spawn, pty_list and pty_kill report about a PTY (the fields the scenarios look at). */
-export interface PtyView {
-  readonly id: string;
-  readonly status: 'starting' | 'running' | 'exited' | 'killed' | 'timeout';
-  readonly exitCode: number | null;
-  readonly signal: string | null;
-  readonly pid: number | null;
-  readonly timedOut: boolean;
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly lineCount: number;
-  readonly removed?: boolean;
-}
-
-export interface LineView {
-  readonly line: number;
-  readonly text: string;
-  readonly cutFrom?: number;
-}
-
-/** What pty_read returns, for lines, raw and pattern reads alike. */
-export interface ReadView {
-  readonly id: string;
-  readonly status: PtyView['status'];
-  readonly exitCode: number | null;
-  readonly totalLines: number;
-  readonly firstLine: number;
-  readonly droppedLines: number;
-  readonly retainedLines: number;
-  readonly offset?: number;
-  readonly returned?: number;
-  readonly lines?: readonly LineView[];
-  readonly hasMore?: boolean;
-  readonly nextOffset?: number | null;
-  readonly text?: string;
-  readonly rawLines?: number;
-  readonly matches?: number;
-}
-
-export interface ListView {
-  readonly ptys: readonly PtyView[];
-}
 
 /**
  * Everything one scenario run uses: a temp project directory, fake OpenCode hosts running the backend's
@@ -107,25 +65,25 @@ export class SmokeHarness {
 export function readUntil(
   session: FakeSession,
   id: string,
-  ok: (lines: readonly LineView[], read: ReadView) => boolean,
+  ok: (lines: readonly ReadLine[], read: LinesRead) => boolean,
   expected: string,
   timeoutMs = WAIT_MS,
-): Promise<ReadView> {
+): Promise<LinesRead> {
   return eventually(
-    () => session.call<ReadView>('pty_read', { id, limit: 2_000 }),
-    (r) => ok(r.lines ?? [], r),
+    () => session.call<LinesRead>('pty_read', { id, limit: 2_000 }),
+    (r) => ok(r.lines, r),
     expected,
     `reading ${id}`,
     timeoutMs,
   );
 }
 
-export const texts = (lines: readonly LineView[]) => lines.map((l) => l.text);
+export const texts = (lines: readonly ReadLine[]) => lines.map((l) => l.text);
 
 /** Waits until the PTY has ended (any status but starting/running) and returns how pty_list shows it. */
-export async function ended(session: FakeSession, id: string, timeoutMs = WAIT_MS): Promise<PtyView> {
+export async function ended(session: FakeSession, id: string, timeoutMs = WAIT_MS): Promise<PtyDescription> {
   const list = await eventually(
-    () => session.call<ListView>('pty_list', {}),
+    () => session.call<ListResult>('pty_list', {}),
     (l) => l.ptys.some((p) => p.id === id && p.status !== 'running' && p.status !== 'starting'),
     `${id} to have ended`,
     `waiting for ${id} to end`,
@@ -134,7 +92,7 @@ export async function ended(session: FakeSession, id: string, timeoutMs = WAIT_M
   return list.ptys.find((p) => p.id === id)!;
 }
 
-export async function statusOf(session: FakeSession, id: string): Promise<PtyView['status'] | 'absent'> {
-  const list = await session.call<ListView>('pty_list', {});
+export async function statusOf(session: FakeSession, id: string): Promise<PtyStatus | 'absent'> {
+  const list = await session.call<ListResult>('pty_list', {});
   return list.ptys.find((p) => p.id === id)?.status ?? 'absent';
 }

@@ -15,7 +15,7 @@ import {
   CANONICAL_LINE_MAX_BYTES,
 } from '../limits.js';
 import { parseInput } from './parse-input.js';
-import { KillArgs, ListArgs, ReadArgs, SpawnArgs, WriteArgs } from './schemas.js';
+import { KillArgs, ListArgs, ReadArgs, SpawnArgs, WriteArgs } from '../protocol/tool-inputs.js';
 
 export interface PtyTool<S extends z.ZodRawShape = z.ZodRawShape> {
   readonly name: string;

@@ -1,4 +1,5 @@
 import { orphanGuard } from '../../src/engine/orphan-guard.js';
+import { KillResult } from '../../src/protocol/tool-results.js';
 import { isRunning } from '../support/procs.js';
 import { sleep, waitFor } from './fixtures/host-fixture.js';
 import { HOSTS, Session, fails, liveChildren, ok, useHost } from './fixtures/suite.js';
@@ -110,7 +111,7 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
       const { id } = await s.spawn({ command: 'sleep', args: ['0.2'], description: `race ${round}` });
       // Around the moment sleep exits by itself; which one wins varies, the outcome must be consistent.
       await sleep(150 + 20 * round);
-      const killed = ok(await s.call('pty_kill', { id }));
+      const killed = ok(await s.call('pty_kill', { id }), KillResult);
       expect(['exited', 'killed']).toContain(killed.status);
       seen.add(killed.status);
       const listed = (await s.list()).find((p) => p.id === id);

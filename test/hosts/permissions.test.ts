@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { SpawnResult } from '../../src/protocol/tool-results.js';
 import { HOSTS, Session, fails, liveChildren, ok, useHost } from './fixtures/suite.js';
 import { waitFor } from './fixtures/host-fixture.js';
 import type { V2PermissionAssertInput } from '../../src/hosts/opencode-v2.js';
@@ -12,6 +13,7 @@ describe.each(HOSTS)('permissions through the %s host', (_name, factory) => {
     const s = new Session(ctx.host, 'ses_ask');
     const spawned = ok(
       await s.call('pty_spawn', { command: 'echo', args: ["it's", '$HOME', 'a b'], description: 'quoting' }, { agent: 'plan', messageID: 'msg_7' }),
+      SpawnResult,
     );
     const commandLine = `echo 'it'\\''s' '$HOME' 'a b'`;
     expect(ctx.host.permissionLog).toHaveLength(1);
@@ -120,7 +122,7 @@ describe.each(HOSTS)('permissions through the %s host', (_name, factory) => {
     await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
     expect(await s.list()).toEqual([]);
     ctx.host.permissions.release('allow');
-    const spawned = ok(await spawning);
+    const spawned = ok(await spawning, SpawnResult);
     expect(spawned.status).toBe('running');
   });
 });

@@ -1,6 +1,7 @@
 import { CANONICAL_LINE_MAX_BYTES, GREP_TIMEOUT_MS, LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS, MAX_GREP_WORKERS, MAX_LINE_CHARS, MAX_READ_LIMIT, MAX_READ_OFFSET } from '../../src/limits.js';
+import { MatchesRead } from '../../src/protocol/tool-results.js';
 import { waitFor } from './fixtures/host-fixture.js';
-import { HOSTS, Session, fails, ok, useHost, type ReadLine } from './fixtures/suite.js';
+import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(120_000);
 
@@ -35,7 +36,7 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
 
     const page = await s.read(id, { offset: MAX_READ_OFFSET, limit: MAX_READ_LIMIT });
     expect(page.returned).toBe(MAX_READ_LIMIT);
-    expect((page.lines as ReadLine[])[0]).toEqual({ line: head.firstLine + MAX_READ_OFFSET, text: String(head.firstLine + MAX_READ_OFFSET) });
+    expect(page.lines[0]).toEqual({ line: head.firstLine + MAX_READ_OFFSET, text: String(head.firstLine + MAX_READ_OFFSET) });
     // More lines follow, but no offset past MAX_READ_OFFSET would be accepted: no nextOffset, a note instead.
     expect(page).toMatchObject({ hasMore: true, nextOffset: null, note: expect.stringContaining(`offset is at most ${MAX_READ_OFFSET}: read the newest lines with tail`) });
     expect(fails(await s.call('pty_read', { id, offset: MAX_READ_OFFSET + 1 })).message).toMatch(/at most 10000/);
@@ -77,14 +78,14 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     ]);
     expect(exact).toMatchObject({ pattern: 'beta', ignoreCase: false, matches: 2, limitReached: false });
     const loose = await s.read(id, { pattern: '^beta', ignoreCase: true });
-    expect(loose.lines.map((l: ReadLine) => l.line)).toEqual([2, 3, 5]);
+    expect(loose.lines.map((l) => l.line)).toEqual([2, 3, 5]);
     const limited = await s.read(id, { pattern: 'beta', ignoreCase: true, limit: 2 });
     expect(limited).toMatchObject({ matches: 2, limitReached: true, offset: 0, hasMore: true, nextOffset: 2 });
-    expect(limited.lines.map((l: ReadLine) => l.line)).toEqual([2, 3]);
+    expect(limited.lines.map((l) => l.line)).toEqual([2, 3]);
     // offset pages through the matches.
     const second = await s.read(id, { pattern: 'beta', ignoreCase: true, limit: 2, offset: limited.nextOffset });
     expect(second).toMatchObject({ matches: 2, offset: 2, hasMore: true, nextOffset: 4 });
-    expect(second.lines.map((l: ReadLine) => l.line)).toEqual([4, 5]);
+    expect(second.lines.map((l) => l.line)).toEqual([4, 5]);
     const past = await s.read(id, { pattern: 'beta', ignoreCase: true, limit: 2, offset: 4 });
     expect(past).toMatchObject({ matches: 0, lines: [], limitReached: false, hasMore: false, nextOffset: null });
     expect(fails(await s.call('pty_read', { id, pattern: 'beta', tail: true })).message).toMatch(/cannot be combined with tail or raw/);
@@ -119,7 +120,7 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     await s.untilStatus(id, ['exited']);
     const patterns = Array.from({ length: MAX_GREP_WORKERS + 1 }, (_, i) => `^${i + 1}999$`);
     const results = await Promise.all(patterns.map((pattern) => s.call('pty_read', { id, pattern })));
-    expect(results.map((r) => ok(r).lines)).toEqual(patterns.map((_, i) => [{ line: (i + 1) * 1000 + 999, text: String((i + 1) * 1000 + 999) }]));
+    expect(results.map((r) => ok(r, MatchesRead).lines)).toEqual(patterns.map((_, i) => [{ line: (i + 1) * 1000 + 999, text: String((i + 1) * 1000 + 999) }]));
   });
 
   it('refuses a line longer than the canonical-mode limit to cat, and takes it for a raw-mode program', async () => {
@@ -136,7 +137,7 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     // Shown cut at MAX_LINE_CHARS, with the full length: all 4095 bytes arrived, nothing of the refused write.
     const [line] = await waitFor(async () => {
       const read = await s.read(cat.id);
-      return read.totalLines === 1 ? (read.lines as ReadLine[]) : undefined;
+      return read.totalLines === 1 ? read.lines : undefined;
     }, 'the 4095-byte line');
     expect(line).toEqual({ line: 1, text: 'y'.repeat(MAX_LINE_CHARS), cutFrom: CANONICAL_LINE_MAX_BYTES });
 

@@ -1,5 +1,6 @@
+import type { RawRead, SpawnResult } from '../../protocol/tool-results.js';
 import { expectEqual } from '../expect.js';
-import { ended, type PtyView, type ReadView } from '../harness.js';
+import { ended } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 
 /** Every one of these must reach the program byte for byte: no expansion, no splitting, no quoting left over. */
@@ -47,12 +48,12 @@ export const argumentsScenario: Scenario = {
   summary: "printf '%s\\0' of hostile arguments (quotes, $(id), backticks, globs, newlines, non-ASCII) comes back byte-exact",
   async run(h) {
     const { session } = await h.session('ses_smoke_args');
-    const pty = await session.call<PtyView>('pty_spawn', { command: 'printf', args: ['%s\\0', ...HOSTILE_ARGS], description: 'argument echo' });
+    const pty = await session.call<SpawnResult>('pty_spawn', { command: 'printf', args: ['%s\\0', ...HOSTILE_ARGS], description: 'argument echo' });
     expectEqual(pty.args, ['%s\\0', ...HOSTILE_ARGS], 'args as pty_spawn reports them');
     const end = await ended(session, pty.id);
     expectEqual([end.status, end.exitCode], ['exited', 0], 'printf (status, exit code)');
-    const raw = await session.call<ReadView>('pty_read', { id: pty.id, raw: true, limit: 2_000 });
-    const fields = (raw.text ?? '').split('\0');
+    const raw = await session.call<RawRead>('pty_read', { id: pty.id, raw: true, limit: 2_000 });
+    const fields = raw.text.split('\0');
     expectEqual(fields.pop(), '', 'text after the last NUL');
     expectEqual(fields, [...HOSTILE_ARGS], 'arguments as printf received them');
   },

@@ -1,5 +1,5 @@
+import type { SpawnResult } from '../../protocol/tool-results.js';
 import { eventually, expectEqual, fail, never, within } from '../expect.js';
-import type { PtyView } from '../harness.js';
 import { childrenOfSelf, describeProcess, survivorsOf } from '../processes.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS, WAIT_MS } from '../timing.js';
@@ -10,7 +10,7 @@ export const deleteInflight: Scenario = {
   async run(h) {
     const { host, session } = await h.session('ses_smoke_deleted');
     const before = childrenOfSelf().length;
-    const running = await session.call<PtyView>('pty_spawn', { command: 'sleep', args: ['30'], description: 'already running' });
+    const running = await session.call<SpawnResult>('pty_spawn', { command: 'sleep', args: ['30'], description: 'already running' });
     const tracked = h.track(running.pid!);
     const withRunning = childrenOfSelf().length;
 

@@ -1,5 +1,6 @@
+import type { SpawnResult } from '../../protocol/tool-results.js';
 import { eventually, expectEqual, expectThat, fail } from '../expect.js';
-import { readUntil, texts, type PtyView } from '../harness.js';
+import { readUntil, texts } from '../harness.js';
 import { describeProcess, survivorsOf } from '../processes.js';
 import type { Scenario } from '../scenario.js';
 import { CLOSE_TIMEOUT_MS } from '../../limits.js';
@@ -18,7 +19,7 @@ export const dispose: Scenario = {
     const { host, session } = await h.session('ses_smoke_dispose');
     const tracked = [];
     for (const c of COMMANDS) {
-      const pty = await session.call<PtyView>('pty_spawn', { command: c.command, args: c.args, description: `dispose ${c.command}` });
+      const pty = await session.call<SpawnResult>('pty_spawn', { command: c.command, args: c.args, description: `dispose ${c.command}` });
       if (c.command === 'sh') await readUntil(session, pty.id, (l) => texts(l).includes('started'), 'the jobs to start');
       const t = h.track(pty.pid!);
       await eventually(() => survivorsOf(t).map(describeProcess), (m) => m.length >= c.members, `at least ${c.members} processes`, `the PTY session of ${c.command}`);

@@ -1,5 +1,6 @@
+import type { KillResult, SpawnResult } from '../../protocol/tool-results.js';
 import { expectEqual, expectThat, fail } from '../expect.js';
-import { readUntil, texts, type PtyView } from '../harness.js';
+import { readUntil, texts } from '../harness.js';
 import { describeProcess, survivorsOf } from '../processes.js';
 import type { Scenario } from '../scenario.js';
 import { TERMINATE_GRACE_MS } from '../../limits.js';
@@ -14,14 +15,14 @@ export const escalation: Scenario = {
   summary: `pty_kill of a command ignoring TERM and HUP: KILL after the ${TERMINATE_GRACE_MS} ms grace, no process left`,
   async run(h) {
     const { session } = await h.session('ses_smoke_escalation');
-    const pty = await session.call<PtyView>('pty_spawn', { command: 'sh', args: ['-c', STUBBORN, 'local-pty-smoke-stubborn'], description: 'stubborn' });
+    const pty = await session.call<SpawnResult>('pty_spawn', { command: 'sh', args: ['-c', STUBBORN, 'local-pty-smoke-stubborn'], description: 'stubborn' });
     await readUntil(session, pty.id, (l) => texts(l).includes('ready'), 'the trap to be set ("ready")');
     const tracked = h.track(pty.pid!);
     if (tracked.sessionId === null) fail('the PTY session', 'a session leader under script', 'none');
     expectThat(survivorsOf(tracked).length, (n) => n >= 2, 'at least 2 processes (sh and sleep)', 'processes in the PTY session before the kill');
 
     const start = performance.now();
-    const killed = await session.call<PtyView>('pty_kill', { id: pty.id });
+    const killed = await session.call<KillResult>('pty_kill', { id: pty.id });
     const took = performance.now() - start;
     const left = survivorsOf(tracked);
     if (left.length > 0) fail('the PTY session after pty_kill returned', 'no process left', `${left.length}: ${left.map(describeProcess).join(', ')}`);

@@ -1,5 +1,6 @@
+import { ExitEnvelope, type SpawnResult } from '../../protocol/tool-results.js';
 import { eventually, expectEqual, expectThat, sleep } from '../expect.js';
-import { ended, type PtyView } from '../harness.js';
+import { ended } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS } from '../timing.js';
 
@@ -13,7 +14,7 @@ export const exitNotify: Scenario = {
     const host = await h.host();
     const idle = host.session('ses_smoke_idle');
     host.client.setHistory(idle.id, [{ info: { role: 'user', agent: AGENT, model: MODEL } }, { info: { role: 'assistant' } }]);
-    const pty = await idle.call<PtyView>('pty_spawn', {
+    const pty = await idle.call<SpawnResult>('pty_spawn', {
       command: 'sh',
       args: ['-c', 'echo last words; exit 3'],
       description: 'exit notification probe',
@@ -27,7 +28,7 @@ export const exitNotify: Scenario = {
     const part = prompt!.body.parts[0]!;
     expectEqual(part.synthetic, true, 'the notification part is synthetic');
     expectEqual(part.metadata?.label, 'PTY exited: exit notification probe', 'notification label');
-    const envelope = JSON.parse(part.text) as Record<string, unknown>;
+    const envelope = ExitEnvelope.parse(JSON.parse(part.text));
     expectEqual(
       { type: envelope.type, id: envelope.id, status: envelope.status, exitCode: envelope.exitCode, timedOut: envelope.timedOut, lastLine: envelope.lastLine },
       { type: 'pty.exit', id: pty.id, status: 'exited', exitCode: 3, timedOut: false, lastLine: 'last words' },
@@ -38,14 +39,14 @@ export const exitNotify: Scenario = {
     // A busy session gets the message queued for its next step, not a new turn.
     const busy = host.session('ses_smoke_busy');
     await host.event({ type: 'session.status', properties: { sessionID: busy.id, status: { type: 'busy' } } });
-    const busyPty = await busy.call<PtyView>('pty_spawn', { command: 'true', description: 'busy probe', notifyOnExit: true });
+    const busyPty = await busy.call<SpawnResult>('pty_spawn', { command: 'true', description: 'busy probe', notifyOnExit: true });
     const [queued] = await eventually(() => host.client.promptsFor(busy.id), (p) => p.length > 0, 'a promptAsync for the busy owner', 'exit notification (busy)');
     expectEqual([queued!.body.noReply, queued!.body.agent, queued!.body.model], [true, undefined, undefined], 'queued notification: noReply, agent, model');
-    expectThat(JSON.parse(queued!.body.parts[0]!.text) as Record<string, unknown>, (e) => e.type === 'pty.exit' && e.id === busyPty.id && e.exitCode === 0, `a pty.exit envelope for ${busyPty.id} with exit code 0`, 'queued envelope');
+    expectThat(ExitEnvelope.parse(JSON.parse(queued!.body.parts[0]!.text)), (e) => e.type === 'pty.exit' && e.id === busyPty.id && e.exitCode === 0, `a pty.exit envelope for ${busyPty.id} with exit code 0`, 'queued envelope');
 
     // Without notifyOnExit: nothing.
     const quiet = host.session('ses_smoke_quiet');
-    const quietPty = await quiet.call<PtyView>('pty_spawn', { command: 'true', description: 'no notification' });
+    const quietPty = await quiet.call<SpawnResult>('pty_spawn', { command: 'true', description: 'no notification' });
     await ended(quiet, quietPty.id);
     await sleep(QUIET_MS);
     expectEqual(host.client.promptsFor(quiet.id).length, 0, 'prompts for a PTY without notifyOnExit');

@@ -1,6 +1,7 @@
+import type { SpawnResult } from '../../protocol/tool-results.js';
 import { existsSync } from 'node:fs';
 import { expectEqual, sleep } from '../expect.js';
-import { ended, readUntil, texts, type PtyView } from '../harness.js';
+import { ended, readUntil, texts } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS } from '../timing.js';
 
@@ -12,7 +13,7 @@ export const interactive: Scenario = {
   summary: 'stdin and output round trips: cat (no echo, UTF-8, Ctrl-D ends it) and a python3 REPL',
   async run(h) {
     const { session } = await h.session('ses_smoke_io');
-    const cat = await session.call<PtyView>('pty_spawn', { command: 'cat', description: 'cat round trip' });
+    const cat = await session.call<SpawnResult>('pty_spawn', { command: 'cat', description: 'cat round trip' });
     await session.call('pty_write', { id: cat.id, data: 'héllo wörld €\\n' });
     await readUntil(session, cat.id, (l) => l.length > 0, 'cat to answer');
     await sleep(QUIET_MS);
@@ -23,7 +24,7 @@ export const interactive: Scenario = {
     expectEqual([catEnd.status, catEnd.exitCode], ['exited', 0], 'cat after Ctrl-D (status, exit code)');
 
     if (!PYTHON_DIRS.some((d) => existsSync(`${d}/python3`))) return;
-    const py = await session.call<PtyView>('pty_spawn', { command: 'python3', args: ['-q'], description: 'python REPL' });
+    const py = await session.call<SpawnResult>('pty_spawn', { command: 'python3', args: ['-q'], description: 'python REPL' });
     await readUntil(session, py.id, (l) => l.at(-1)?.text === '>>> ', 'the REPL prompt ">>> "');
     await session.call('pty_write', { id: py.id, data: 'print(6 * 7, "\\u00e9")\\n' });
     // Input is not echoed, so the answer follows the prompt on its line.

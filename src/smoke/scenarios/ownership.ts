@@ -1,5 +1,6 @@
+import type { ListResult, SpawnResult } from '../../protocol/tool-results.js';
 import { expectEqual, sleep } from '../expect.js';
-import { readUntil, statusOf, texts, type ListView, type PtyView } from '../harness.js';
+import { readUntil, statusOf, texts } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS } from '../timing.js';
 
@@ -10,7 +11,7 @@ export const ownership: Scenario = {
     const host = await h.host();
     const owner = host.session('ses_smoke_owner');
     const other = host.session('ses_smoke_other');
-    const cat = await owner.call<PtyView>('pty_spawn', { command: 'cat', description: 'owned cat' });
+    const cat = await owner.call<SpawnResult>('pty_spawn', { command: 'cat', description: 'owned cat' });
     await owner.call('pty_write', { id: cat.id, data: 'mine\\n' });
     await readUntil(owner, cat.id, (l) => texts(l).includes('mine'), 'the owner to read its own output');
 
@@ -20,7 +21,7 @@ export const ownership: Scenario = {
     await other.refused('pty_kill', { id: cat.id }, 'not_found');
     await other.refused('pty_kill', { id: cat.id, cleanup: true }, 'not_found');
     expectEqual(other.asks.length, 0, 'permission prompts shown to the other session (it must not reach the prompt)');
-    expectEqual(await other.call<ListView>('pty_list', {}), { ptys: [] }, "the other session's pty_list");
+    expectEqual(await other.call<ListResult>('pty_list', {}), { ptys: [] }, "the other session's pty_list");
 
     // Deleting the other session leaves the owner's PTY alone.
     await host.deleteSession(other.id);
@@ -28,7 +29,7 @@ export const ownership: Scenario = {
     expectEqual(await statusOf(owner, cat.id), 'running', "the owner's PTY after another session was deleted");
     const lines = await readUntil(owner, cat.id, () => true, 'a read');
     expectEqual(texts(lines.lines ?? []), ['mine'], "the owner's output (nothing the other session typed)");
-    const list = await owner.call<ListView>('pty_list', {});
+    const list = await owner.call<ListResult>('pty_list', {});
     expectEqual(list.ptys.map((p) => p.id), [cat.id], "the owner's pty_list");
   },
 };

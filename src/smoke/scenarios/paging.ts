@@ -1,5 +1,6 @@
+import type { LinesRead, MatchesRead, SpawnResult } from '../../protocol/tool-results.js';
 import { expectEqual } from '../expect.js';
-import { ended, type PtyView, type ReadView } from '../harness.js';
+import { ended } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 
 const LINES = 1_234;
@@ -12,15 +13,15 @@ export const paging: Scenario = {
   summary: `seq ${LINES}: pages of ${PAGE} with absolute line numbers and nextOffset, tail, and a pattern with line numbers`,
   async run(h) {
     const { session } = await h.session('ses_smoke_paging');
-    const pty = await session.call<PtyView>('pty_spawn', { command: 'seq', args: ['1', String(LINES)], description: 'numbers' });
+    const pty = await session.call<SpawnResult>('pty_spawn', { command: 'seq', args: ['1', String(LINES)], description: 'numbers' });
     await ended(session, pty.id);
-    const pages: Array<Pick<ReadView, 'offset' | 'returned' | 'hasMore' | 'nextOffset' | 'lines'>> = [];
+    const pages: Array<Pick<LinesRead, 'offset' | 'returned' | 'hasMore' | 'nextOffset' | 'lines'>> = [];
     let offset: number | null = 0;
     while (offset !== null) {
-      const r: ReadView = await session.call<ReadView>('pty_read', { id: pty.id, offset, limit: PAGE });
+      const r: LinesRead = await session.call<LinesRead>('pty_read', { id: pty.id, offset, limit: PAGE });
       expectEqual([r.totalLines, r.firstLine, r.droppedLines, r.retainedLines], [LINES, 1, 0, LINES], `counts at offset ${offset}`);
       pages.push({ offset: r.offset, returned: r.returned, hasMore: r.hasMore, nextOffset: r.nextOffset, lines: r.lines });
-      offset = r.nextOffset ?? null;
+      offset = r.nextOffset;
       if (pages.length > LINES / PAGE + 1) break;
     }
     expectEqual(
@@ -32,14 +33,14 @@ export const paging: Scenario = {
       ],
       'pages (offset, returned, hasMore, nextOffset)',
     );
-    expectEqual(pages.flatMap((p) => p.lines ?? []), numbered(1, LINES), 'every line once, numbered from 1');
+    expectEqual(pages.flatMap((p) => p.lines), numbered(1, LINES), 'every line once, numbered from 1');
 
-    const tail = await session.call<ReadView>('pty_read', { id: pty.id, tail: true, limit: 3 });
+    const tail = await session.call<LinesRead>('pty_read', { id: pty.id, tail: true, limit: 3 });
     expectEqual([tail.offset, tail.lines], [LINES - 3, numbered(LINES - 2, LINES)], 'tail of 3 (offset, lines)');
 
-    const found = await session.call<ReadView>('pty_read', { id: pty.id, pattern: '^12[0-9]{2}$' });
+    const found = await session.call<MatchesRead>('pty_read', { id: pty.id, pattern: '^12[0-9]{2}$' });
     expectEqual([found.matches, found.lines], [35, numbered(1200, LINES)], 'pattern ^12[0-9]{2}$ (matches, lines)');
-    const few = await session.call<ReadView>('pty_read', { id: pty.id, pattern: '7$', limit: 2 });
+    const few = await session.call<MatchesRead>('pty_read', { id: pty.id, pattern: '7$', limit: 2 });
     expectEqual(few.lines, [{ line: 7, text: '7' }, { line: 17, text: '17' }], 'pattern 7$ with limit 2');
   },
 };

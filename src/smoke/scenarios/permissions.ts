@@ -1,8 +1,9 @@
+import type { KillResult, ListResult, SpawnResult } from '../../protocol/tool-results.js';
 import { tmpdir } from 'node:os';
 import { realpathSync } from 'node:fs';
 import { expectEqual, expectThat, never, sleep } from '../expect.js';
 import type { AskRecord } from '../fake-host.js';
-import { ended, readUntil, statusOf, texts, type ListView, type PtyView } from '../harness.js';
+import { ended, readUntil, statusOf, texts } from '../harness.js';
 import { childrenOfSelf } from '../processes.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS } from '../timing.js';
@@ -30,11 +31,11 @@ export const permissions: Scenario = {
     expectThat(refusal, (r) => !r.ok && r.code === 'rejected', 'the rejection to be the tool error', 'rejected pty_spawn');
     expectAsk(lastAsk(session.asks, 'rejected spawn'), 'bash', [`cat 'it'\\''s'`], 'rejected spawn prompt');
     await never(() => childrenOfSelf().length, (n) => n !== baseline, `${baseline} child processes (none started)`, 'children after a rejected spawn', QUIET_MS);
-    expectEqual(await session.call<ListView>('pty_list', {}), { ptys: [] }, 'pty_list after a rejected spawn');
+    expectEqual(await session.call<ListResult>('pty_list', {}), { ptys: [] }, 'pty_list after a rejected spawn');
 
     // An allowed spawn is asked before anything runs.
     session.policy = 'allow';
-    const cat = await session.call<PtyView>('pty_spawn', { command: 'cat', description: 'allowed cat' });
+    const cat = await session.call<SpawnResult>('pty_spawn', { command: 'cat', description: 'allowed cat' });
     const spawnAsk = lastAsk(session.asks, 'allowed spawn');
     expectAsk(spawnAsk, 'bash', [`cat`], 'allowed spawn prompt');
     expectEqual(spawnAsk.childrenAtAsk, baseline, 'child processes while the spawn prompt was open');
@@ -62,7 +63,7 @@ export const permissions: Scenario = {
     expectEqual([interrupted.status, interrupted.exitCode], ['exited', 130], 'cat after an allowed Ctrl-C (status, exit code)');
 
     // Kill: asked with the command line; a rejected kill leaves it running.
-    const sleeper = await session.call<PtyView>('pty_spawn', { command: 'sleep', args: ['30'], description: 'kill target' });
+    const sleeper = await session.call<SpawnResult>('pty_spawn', { command: 'sleep', args: ['30'], description: 'kill target' });
     session.policy = 'reject';
     const rejectedKill = await session.attempt('pty_kill', { id: sleeper.id });
     expectThat(rejectedKill, (r) => !r.ok && r.code === 'rejected', 'the rejection to be the tool error', 'rejected pty_kill');
@@ -70,13 +71,13 @@ export const permissions: Scenario = {
     await sleep(QUIET_MS);
     expectEqual(await statusOf(session, sleeper.id), 'running', 'sleep after a rejected kill');
     session.policy = 'allow';
-    const killed = await session.call<PtyView>('pty_kill', { id: sleeper.id });
+    const killed = await session.call<KillResult>('pty_kill', { id: sleeper.id });
     expectEqual(killed.status, 'killed', 'status after an allowed kill');
 
     // A workdir outside the project asks for external_directory first, then bash.
     const outside = realpathSync(tmpdir());
     const asksBeforeExternal = session.asks.length;
-    const pwd = await session.call<PtyView>('pty_spawn', { command: 'pwd', workdir: outside, description: 'outside the project' });
+    const pwd = await session.call<SpawnResult>('pty_spawn', { command: 'pwd', workdir: outside, description: 'outside the project' });
     expectEqual(
       session.asks.slice(asksBeforeExternal).map((a) => [a.permission, a.patterns]),
       [['external_directory', [`${outside}/*`]], ['bash', [`pwd`]]],

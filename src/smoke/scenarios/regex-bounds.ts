@@ -1,5 +1,6 @@
+import type { MatchesRead, SpawnResult } from '../../protocol/tool-results.js';
 import { expectEqual, expectThat } from '../expect.js';
-import { ended, type PtyView, type ReadView } from '../harness.js';
+import { ended } from '../harness.js';
 import { childrenOfSelf, commOf } from '../processes.js';
 import type { Scenario } from '../scenario.js';
 import { GREP_QUEUE_TIMEOUT_MS, GREP_TIMEOUT_MS, MAX_GREP_WORKERS } from '../../limits.js';
@@ -33,14 +34,14 @@ export const regexBounds: Scenario = {
   summary: `catastrophic ${CATASTROPHIC} on ${A_COUNT} a's is stopped (pattern_too_expensive); ${CONCURRENT} concurrent searches use at most ${MAX_GREP_WORKERS} greps`,
   async run(h) {
     const { session } = await h.session('ses_smoke_regex');
-    const pty = await session.call<PtyView>('pty_spawn', {
+    const pty = await session.call<SpawnResult>('pty_spawn', {
       command: 'sh',
       args: ['-c', `head -c ${A_COUNT} /dev/zero | tr '\\000' a; echo; echo needle one; echo needle two`],
       description: 'regex target',
     });
     await ended(session, pty.id);
-    const size = await session.call<ReadView>('pty_read', { id: pty.id, pattern: '^a+$' });
-    expectEqual([size.matches, size.lines?.[0]?.cutFrom], [1, A_COUNT], "the line of a's (matches, full length)");
+    const size = await session.call<MatchesRead>('pty_read', { id: pty.id, pattern: '^a+$' });
+    expectEqual([size.matches, size.lines[0]?.cutFrom], [1, A_COUNT], "the line of a's (matches, full length)");
 
     const start = performance.now();
     const expensive = await session.attempt('pty_read', { id: pty.id, pattern: CATASTROPHIC });
@@ -54,7 +55,7 @@ export const regexBounds: Scenario = {
     expectThat(bad.peak, (n) => n >= 1 && n <= MAX_GREP_WORKERS, `between 1 and ${MAX_GREP_WORKERS} greps at once`, 'greps running at the peak');
 
     const good = await peakGreps(
-      Promise.all(Array.from({ length: CONCURRENT }, () => session.attempt<ReadView>('pty_read', { id: pty.id, pattern: 'needle (one|two)' }))),
+      Promise.all(Array.from({ length: CONCURRENT }, () => session.attempt<MatchesRead>('pty_read', { id: pty.id, pattern: 'needle (one|two)' }))),
     );
     expectEqual(
       good.result.map((o) => (o.ok ? o.value.lines?.map((l) => l.line) : o.code)),

@@ -1,5 +1,6 @@
+import { ExitEnvelope, type SpawnResult } from '../../protocol/tool-results.js';
 import { eventually, expectEqual, expectThat } from '../expect.js';
-import { ended, type PtyView } from '../harness.js';
+import { ended } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 import { TERMINATE_GRACE_MS } from '../../limits.js';
 
@@ -11,7 +12,7 @@ export const timeout: Scenario = {
   async run(h) {
     const { host, session } = await h.session('ses_smoke_timeout');
     const start = performance.now();
-    const pty = await session.call<PtyView>('pty_spawn', {
+    const pty = await session.call<SpawnResult>('pty_spawn', {
       command: 'sleep',
       args: ['30'],
       description: 'timeout probe',
@@ -28,7 +29,7 @@ export const timeout: Scenario = {
       'time until the PTY ended',
     );
     const [prompt] = await eventually(() => host.client.promptsFor(session.id), (p) => p.length > 0, 'a pty.exit notification', 'timeout notification');
-    const envelope = JSON.parse(prompt!.body.parts[0]!.text) as Record<string, unknown>;
+    const envelope = ExitEnvelope.parse(JSON.parse(prompt!.body.parts[0]!.text));
     expectEqual([envelope.status, envelope.timedOut, envelope.timeoutSeconds], ['timeout', true, TIMEOUT_SECONDS], 'pty.exit envelope (status, timedOut, timeoutSeconds)');
   },
 };

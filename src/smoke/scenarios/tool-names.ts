@@ -1,5 +1,5 @@
+import type { ListResult } from '../../protocol/tool-results.js';
 import { expectEqual, expectThat } from '../expect.js';
-import type { ListView } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 
 const EXPECTED_TOOLS = ['pty_spawn', 'pty_write', 'pty_read', 'pty_list', 'pty_kill'];
@@ -26,6 +26,6 @@ export const toolNames: Scenario = {
         expectThat(typeof schema?.safeParse, (t) => t === 'function', 'a zod schema (with safeParse)', `${name} argument ${arg}`);
       }
     }
-    expectEqual(await session.call<ListView>('pty_list', {}), { ptys: [] }, 'pty_list of a fresh session');
+    expectEqual(await session.call<ListResult>('pty_list', {}), { ptys: [] }, 'pty_list of a fresh session');
   },
 };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { PtyError } from '../../src/errors.js';
 import { MAX_WRITE_BYTES } from '../../src/limits.js';
-import { decodeEscapes, formatBytesVisibly } from '../../src/tools/escape-decode.js';
+import { decodeEscapes, formatBytesVisibly } from '../../src/protocol/escape-codec.js';
 
 const bytes = (...values: number[]) => Buffer.from(values);
 
