@@ -81,6 +81,8 @@ export const TERMINATE_POLL_MS = 25;
 export const SCRIPT_EXIT_BACKSTOP_MS = 1_000;
 /** The whole termination, KILL sweeps included, never takes longer than this. */
 export const TERMINATE_TIMEOUT_MS = 10_000;
+/** A terminal termination must finish within its own bound; this margin covers the exit event arriving after it. */
+export const EXIT_AFTER_TERMINATION_MARGIN_MS = 1_000;
 /** How long after spawn we look for script's child (the PTY session leader). */
 export const SESSION_LEADER_LOOKUP_MS = 3_000;
 export const SESSION_LEADER_POLL_MS = 2;

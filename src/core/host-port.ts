@@ -13,7 +13,8 @@ export interface PermissionRequest {
 
 /** One tool call, as the core sees it: who calls, and how to ask that caller's user. */
 export interface CallContext {
-  readonly sessionID: string;
+  /** The OpenCode session that calls, and so owns what it spawns (the host's `sessionID`). */
+  readonly owner: string;
   /** Resolves when allowed; rejects (any error) when the user or their rules say no. */
   ask(request: PermissionRequest): Promise<void>;
   /** Aborted by the host when the tool call is cancelled. */
@@ -21,7 +22,8 @@ export interface CallContext {
 }
 
 export interface ExitNotification {
-  readonly sessionID: string;
+  /** The OpenCode session that owns the PTY and receives the message. */
+  readonly owner: string;
   /** `PTY exited: <description>` */
   readonly label: string;
   /** The JSON envelope, as text, that the model reads. */

@@ -15,7 +15,7 @@ import {
 } from '../limits.js';
 import { deliverBounded } from '../operators/deliver-bounded.js';
 import { abortable, InFlight } from '../registry/inflight.js';
-import { Registry, type RegistryLimits } from '../registry/reservations.js';
+import { Registry, type RegistryLimits } from '../registry/registry.js';
 import { GrepPool } from '../search/grep-pool.js';
 import { formatBytesVisibly, decodeEscapes } from '../protocol/escape-codec.js';
 import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../protocol/tool-inputs.js';
@@ -70,14 +70,14 @@ export class LocalPty {
           match(outcome)
             .with({ kind: 'delivered' }, () => undefined)
             .with({ kind: 'failed' }, ({ item, error }) =>
-              host.log.warn('exit notification not delivered', { session: item.sessionID, label: item.label, error: String(error) }),
+              host.log.warn('exit notification not delivered', { owner: item.owner, label: item.label, error: String(error) }),
             )
             .exhaustive();
         }),
     );
     this.subscriptions.add(
       host.sessionDeleted$.pipe(takeUntil(this.close$)).subscribe({
-        next: (sessionID) => void this.deleteOwner(sessionID),
+        next: (owner) => void this.deleteOwner(owner),
         error: (err: unknown) => host.log.error('session event stream failed', { error: String(err) }),
       }),
     );
@@ -87,7 +87,7 @@ export class LocalPty {
   spawn(ctx: CallContext, input: SpawnInput): Promise<SpawnResult> {
     const args = input.args ?? [];
     checkCommandBounds(input.command, args);
-    const owner = ctx.sessionID;
+    const owner = ctx.owner;
     this.gate(owner);
     // Synchronous, before the first await: racing spawns cannot overshoot the limits.
     const reservation = this.registry.reserve(owner);
@@ -163,7 +163,7 @@ export class LocalPty {
   // ── pty_write ──────────────────────────────────────────────────────────────────────────────
   write(ctx: CallContext, input: WriteInput): Promise<WriteResult> {
     const bytes = decodeEscapes(input.data);
-    const owner = ctx.sessionID;
+    const owner = ctx.owner;
     this.gate(owner);
     const session = this.runningSession(owner, input.id);
     const visible = formatBytesVisibly(bytes);
@@ -188,7 +188,7 @@ export class LocalPty {
 
   // ── pty_read ───────────────────────────────────────────────────────────────────────────────
   read(ctx: CallContext, input: ReadInput): Promise<ReadResult> {
-    const owner = ctx.sessionID;
+    const owner = ctx.owner;
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
     return readOutput(session, input, (request) =>
@@ -198,13 +198,13 @@ export class LocalPty {
 
   // ── pty_list ───────────────────────────────────────────────────────────────────────────────
   list(ctx: CallContext): ListResult {
-    this.gate(ctx.sessionID);
-    return { ptys: this.registry.ownedBy(ctx.sessionID).map(describePty) };
+    this.gate(ctx.owner);
+    return { ptys: this.registry.ownedBy(ctx.owner).map(describePty) };
   }
 
   // ── pty_kill ───────────────────────────────────────────────────────────────────────────────
   kill(ctx: CallContext, input: KillInput): Promise<KillResult> {
-    const owner = ctx.sessionID;
+    const owner = ctx.owner;
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
     const commandLine = shellCommandLine(session.info.command, session.info.args);
@@ -281,7 +281,7 @@ export class LocalPty {
     }
     this.pendingNotifications++;
     const envelope = exitEnvelope(session);
-    this.notifications$.next({ sessionID: owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
+    this.notifications$.next({ owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
   }
 
   private gate(owner: string): void {

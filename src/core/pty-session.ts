@@ -4,7 +4,7 @@ import { OutputBuffer } from '../buffer/output-buffer.js';
 import { PtyError } from '../errors.js';
 import type { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
-import { CANONICAL_LINE_MAX_BYTES, TERMINATE_TIMEOUT_MS } from '../limits.js';
+import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS, TERMINATE_TIMEOUT_MS } from '../limits.js';
 import { intoBuffer } from '../operators/into-buffer.js';
 import { terminateOn } from '../operators/terminate-on.js';
 import { ptyProcess$, type PtyEvent, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
@@ -35,9 +35,6 @@ export interface PtySessionDeps {
   readonly scheduler?: SchedulerLike;
   readonly spawn?: typeof ptyProcess$;
 }
-
-/** A terminal termination must finish within its own bound; this margin covers the exit event arriving after it. */
-const EXIT_AFTER_TERMINATION_MARGIN_MS = 1_000;
 
 /**
  * One PTY's lifecycle: its process stream flows into the bounded buffer; kill, timeout, owner deletion and

@@ -87,12 +87,12 @@ function resultOrThrow<T>(what: string, result: V1Result<T>): T | undefined {
  */
 async function notifyV1(client: V1Client, activity: SessionActivity, n: ExitNotification, signal: AbortSignal): Promise<void> {
   const parts = [{ type: 'text' as const, text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } }];
-  const keep = activity.lastTurn(n.sessionID) ?? (await lastTurnFromMessages(client, n.sessionID, signal));
-  if (keep && !activity.isBusy(n.sessionID)) {
-    resultOrThrow('waking the session', await client.session.promptAsync({ path: { id: n.sessionID }, body: { ...keep, parts }, signal }));
+  const keep = activity.lastTurn(n.owner) ?? (await lastTurnFromMessages(client, n.owner, signal));
+  if (keep && !activity.isBusy(n.owner)) {
+    resultOrThrow('waking the session', await client.session.promptAsync({ path: { id: n.owner }, body: { ...keep, parts }, signal }));
     return;
   }
-  resultOrThrow('queueing the notification', await client.session.promptAsync({ path: { id: n.sessionID }, body: { noReply: true, ...keep, parts }, signal }));
+  resultOrThrow('queueing the notification', await client.session.promptAsync({ path: { id: n.owner }, body: { noReply: true, ...keep, parts }, signal }));
 }
 
 /**

@@ -168,7 +168,7 @@ function sessionDeleted$(ctx: V2Context, log: Logger): Observable<string> {
 /** The exit notification as a synthetic message steered into the owner session's running turn. */
 async function notifyV2(ctx: V2Context, n: ExitNotification, signal: AbortSignal): Promise<void> {
   await ctx.session.synthetic(
-    { sessionID: n.sessionID, text: n.text, description: n.label, metadata: { label: n.label, localPty: n.envelope }, delivery: 'steer' },
+    { sessionID: n.owner, text: n.text, description: n.label, metadata: { label: n.label, localPty: n.envelope }, delivery: 'steer' },
     { signal },
   );
 }

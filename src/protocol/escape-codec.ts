@@ -1,5 +1,6 @@
 import { PtyError } from '../errors.js';
 import { MAX_WRITE_BYTES } from '../limits.js';
+import { isHighSurrogate, isLowSurrogate, isSurrogate } from '../text/surrogates.js';
 
 /**
  * The model writes terminal input as a JSON string; a JSON string cannot carry raw bytes such as 0xFF, and
@@ -24,9 +25,6 @@ const SIMPLE_ESCAPES: Readonly<Record<string, number>> = { n: 0x0a, r: 0x0d, t: 
 
 const HEX2 = /^[0-9a-fA-F]{2}$/;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
-
-const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
-const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
 
 /** Decodes the escape layer into the bytes to write; throws `PtyError('invalid_input' | 'limit')`. */
 export function decodeEscapes(data: string): Buffer {
@@ -74,7 +72,7 @@ function writeLiteral(data: string, start: number, end: number, out: Buffer, off
     for (let i = start; i < end; i++) {
       const unit = data.charCodeAt(i);
       if (isHighSurrogate(unit) && i + 1 < end && isLowSurrogate(data.charCodeAt(i + 1))) i++;
-      else if (isHighSurrogate(unit) || isLowSurrogate(unit)) throw loneSurrogate(unit, i);
+      else if (isSurrogate(unit)) throw loneSurrogate(unit, i);
     }
   }
   return out.write(text, offset, 'utf8');

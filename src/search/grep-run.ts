@@ -28,7 +28,7 @@ export interface GrepRun {
 const GREP_ENVIRONMENT: Readonly<Record<string, string>> = { LC_ALL: 'C.UTF-8', PATH: '/usr/bin:/bin' };
 
 /** Why grep was stopped: an error to report, or its output reaching the bound (then what is complete is kept). */
-type StopReason = PtyError | 'stdout_full';
+type GrepStopReason = PtyError | 'stdout_full';
 
 /**
  * Runs `grepPath args` with `text` on stdin. Output past `maxStdoutChars` stops grep and keeps the complete
@@ -42,13 +42,13 @@ export function runGrep(args: readonly string[], text: string, options: GrepRunO
     return { done: Promise.reject(spawnFailed(options.grepPath, err)), stop: () => {} };
   }
 
-  let reason: StopReason | undefined;
+  let reason: GrepStopReason | undefined;
   let spawnError: Error | undefined;
   let exited = false;
   let stdout = '';
   let stderr = '';
 
-  const stop = (why: StopReason) => {
+  const stop = (why: GrepStopReason) => {
     if (exited) return;
     reason ??= why;
     child.kill('SIGKILL');

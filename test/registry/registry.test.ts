@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Registry, type Entry } from '../../src/registry/reservations.js';
+import { Registry, type Entry } from '../../src/registry/registry.js';
 
 interface E extends Entry {
   running: boolean;

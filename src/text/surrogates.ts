@@ -1,0 +1,8 @@
+/**
+ * UTF-16 surrogate halves. A pair is one character beyond U+FFFF; a half on its own has no UTF-8 form, so text
+ * must never be cut between the two halves, and a lone half must be refused rather than sent as U+FFFD.
+ */
+
+export const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
+export const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
+export const isSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdfff;
