@@ -1,4 +1,4 @@
-import { PluginHarness } from './plugin-harness.js';
+import type { PluginHarness } from './plugin-harness.js';
 import { rawScript, sameTerminalCommand } from './raw.js';
 import { SHAPES, type Shape } from './shapes.js';
 

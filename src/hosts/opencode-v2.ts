@@ -91,6 +91,7 @@ export interface V2Context {
   /** `Location.Info` (packages/schema/src/location.ts): `directory` is the instance's directory. */
   readonly location?: { readonly directory: string; readonly project?: { readonly directory: string } };
   readonly tool: {
+    // biome-ignore lint/suspicious/noConfusingVoidType: mirrors the host's published signature, which returns void.
     transform(callback: (editor: V2ToolEditor) => void): Promise<V2Registration | void> | V2Registration | void;
   };
   readonly permission?: {

@@ -1,4 +1,4 @@
-import { defer, MonoTypeOperatorFunction, Observable, SchedulerLike, switchMap, take, takeUntil, tap, timer } from 'rxjs';
+import { defer, type MonoTypeOperatorFunction, type Observable, type SchedulerLike, switchMap, take, takeUntil, tap, timer } from 'rxjs';
 
 /**
  * Lets a process stream end the polite way: when `stop$` first emits, `terminate(reason)` is started

@@ -1,4 +1,4 @@
-import { defer, finalize, Observable } from 'rxjs';
+import { defer, finalize, type Observable } from 'rxjs';
 
 export interface Closable {
   close(): void;

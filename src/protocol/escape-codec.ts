@@ -171,11 +171,11 @@ export function formatBytesVisibly(buf: Buffer): string {
   while (i < buf.length) {
     const byte = buf[i] as number;
     if (byte < 0x80) {
-      const escape = VISIBLE_ESCAPES[byte];
-      if (escape !== undefined) out += escape;
+      const named = VISIBLE_ESCAPES[byte];
+      if (named !== undefined) out += named;
       else if (byte < 0x20 || byte === 0x7f) out += `\\x${hex(byte, 2)}`;
       else out += String.fromCharCode(byte);
-      afterEscape = escape !== undefined || byte < 0x20 || byte === 0x7f;
+      afterEscape = named !== undefined || byte < 0x20 || byte === 0x7f;
       i++;
       continue;
     }

@@ -336,7 +336,7 @@ export class MockModel {
     };
     send({ role: 'assistant', content: '' }, null);
     if (content) send({ content }, null);
-    toolCallsOut.forEach((c, i) => send({ tool_calls: [{ index: i, ...c }] }, null));
+    for (const [i, c] of toolCallsOut.entries()) send({ tool_calls: [{ index: i, ...c }] }, null);
     send({}, finish, { usage });
     res.end('data: [DONE]\n\n');
   }

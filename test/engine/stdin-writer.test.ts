@@ -12,7 +12,9 @@ function slowPipe() {
   });
   let ended = false;
   stream.on('finish', () => (ended = true));
-  return { stream, drain: () => pending.splice(0).forEach((cb) => cb()), ended: () => ended };
+  return { stream, drain: () => {
+      for (const cb of pending.splice(0)) cb();
+    }, ended: () => ended };
 }
 
 describe('StdinWriter', () => {

@@ -35,7 +35,7 @@ describe('intoBuffer', () => {
 
   it('appends at the moment each event passes, and skips events without output or with empty output', () => {
     const scheduler = testScheduler();
-    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+    scheduler.run(({ cold, expectSubscriptions }) => {
       const sink = recordingSink();
       const seen: string[][] = [];
       const source = cold('-a-e-x-c|', events);

@@ -101,7 +101,7 @@ describe('decodeEscapes', () => {
     });
 
     it('refuses data too long to fit whatever it holds without decoding it', () => {
-      const error = caught(() => decodeEscapes('\\u0041'.repeat(MAX_WRITE_BYTES) + 'x'));
+      const error = caught(() => decodeEscapes(`${'\\u0041'.repeat(MAX_WRITE_BYTES)}x`));
       expect(error.code).toBe('limit');
       expect(error.message).toContain(`more than ${MAX_WRITE_BYTES} bytes`);
     });
@@ -123,8 +123,8 @@ describe('decodeEscapes', () => {
       fc.assert(
         fc.property(units, fc.boolean(), (unit, upper) => {
           const digits = unit.toString(16).padStart(4, '0');
-          const escape = `\\u${upper ? digits.toUpperCase() : digits}`;
-          expect(decodeEscapes(escape)).toEqual(Buffer.from(String.fromCharCode(unit), 'utf8'));
+          const escaped = `\\u${upper ? digits.toUpperCase() : digits}`;
+          expect(decodeEscapes(escaped)).toEqual(Buffer.from(String.fromCharCode(unit), 'utf8'));
         }),
       );
     });
@@ -133,8 +133,8 @@ describe('decodeEscapes', () => {
       fc.assert(
         fc.property(fc.integer({ min: 0x10000, max: 0x10ffff }), (codePoint) => {
           const char = String.fromCodePoint(codePoint);
-          const escape = `\\u${char.charCodeAt(0).toString(16)}\\u${char.charCodeAt(1).toString(16)}`;
-          expect(decodeEscapes(escape)).toEqual(Buffer.from(char, 'utf8'));
+          const escaped = `\\u${char.charCodeAt(0).toString(16)}\\u${char.charCodeAt(1).toString(16)}`;
+          expect(decodeEscapes(escaped)).toEqual(Buffer.from(char, 'utf8'));
         }),
       );
     });

@@ -212,7 +212,7 @@ describe('GrepPool', () => {
       );
       expect(pool.load).toEqual({ running: MAX_GREP_WORKERS, queued: 1 });
       const results = await Promise.all(searches);
-      results.forEach((matches, i) => expect(matches).toEqual([{ lineNumber: 2, text: `line ${i}` }]));
+      for (const [i, matches] of results.entries()) expect(matches).toEqual([{ lineNumber: 2, text: `line ${i}` }]);
       expect(peak).toEqual({ running: MAX_GREP_WORKERS, queued: 1 });
     });
 
