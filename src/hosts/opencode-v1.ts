@@ -1,4 +1,5 @@
 import { Subject } from 'rxjs';
+import type { z } from 'zod';
 import { LocalPty, type LocalPtyOptions } from '../core/local-pty.js';
 import type { CallContext, ExitNotification, HostPort, Logger } from '../core/host-port.js';
 import { WAKE_LOOKUP_MESSAGES } from '../limits.js';
@@ -53,7 +54,8 @@ export interface V1ToolContext {
 
 export interface V1ToolDefinition {
   description: string;
-  args: Record<string, unknown>;
+  /** A zod shape: OpenCode builds the model's JSON schema from it (test/types checks this against the host's type). */
+  args: z.ZodRawShape;
   execute(args: unknown, ctx: V1ToolContext): Promise<string>;
 }
 
