@@ -1,49 +1,32 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { LocalPtyPlugin } from '../../src/index.js';
-import type { V1Client, V1Hooks, V1ToolContext } from '../../src/hosts/opencode-v1.js';
 import type { ExitEnvelope, LinesRead, SpawnResult } from '../../src/protocol/tool-results.js';
+import { V1HostFixture } from '../../src/testkit/fake-v1-host.js';
 
 /**
- * The real plugin (`LocalPtyPlugin(input)` → hooks), driven as OpenCode would drive it: every tool call goes
- * through `hooks.tool[name].execute` (zod parsing, the core, the JSON envelope); the fake host allows every
- * permission ask and catches exit notifications, which is how a PTY's end is observed.
+ * The real plugin (`LocalPtyPlugin(input)` → hooks) in the testkit's fake OpenCode 1.18 host, driven as OpenCode
+ * would drive it: every tool call goes through `hooks.tool[name].execute` (zod parsing, the core, the JSON
+ * envelope); the host allows every permission ask and catches exit notifications, which is how a PTY's end is
+ * observed.
  */
 export class PluginHarness {
-  readonly projectDir: string;
   private readonly exited = new Map<string, ExitEnvelope>();
   private readonly waiters = new Map<string, (env: ExitEnvelope) => void>();
-  readonly errors: string[] = [];
 
-  private constructor(
-    readonly hooks: V1Hooks,
-    projectDir: string,
-  ) {
-    this.projectDir = projectDir;
+  private constructor(readonly host: V1HostFixture) {
+    host.onNotification = (record) => this.onExit(record.envelope);
   }
 
   static async open(): Promise<PluginHarness> {
-    const projectDir = realpathSync(mkdtempSync(join(tmpdir(), 'local-pty-bench-')));
-    let harness: PluginHarness | undefined;
-    const client: V1Client = {
-      session: {
-        promptAsync: async (options) => {
-          const env = options.body.parts[0]?.metadata?.['localPty'] as ExitEnvelope | undefined;
-          if (env !== undefined) harness?.onExit(env);
-          return { data: {} };
-        },
-        messages: async () => ({ data: [] }),
-      },
-      app: {
-        log: async ({ body }) => {
-          if (body.level === 'error' || body.level === 'warn') harness?.errors.push(`${body.level}: ${body.message}`);
-        },
-      },
-    };
-    const hooks = await LocalPtyPlugin({ client, directory: projectDir });
-    harness = new PluginHarness(hooks, projectDir);
-    return harness;
+    // No session history, as before: a notification is queued, not a new turn (the bench measures the plugin).
+    return new PluginHarness(await V1HostFixture.create({ defaultMessages: [] }));
+  }
+
+  get projectDir(): string {
+    return this.host.projectDir;
+  }
+
+  /** Warnings and errors the plugin logged. */
+  get errors(): string[] {
+    return this.host.logs.filter((l) => l.level === 'error' || l.level === 'warn').map((l) => `${l.level}: ${l.message}`);
   }
 
   private onExit(env: ExitEnvelope): void {
@@ -56,19 +39,15 @@ export class PluginHarness {
     }
   }
 
-  private context(sessionID: string): V1ToolContext {
-    return { sessionID, ask: async () => {} };
-  }
-
   async call<T>(tool: string, args: Record<string, unknown>, sessionID: string): Promise<T> {
     return (await this.timedCall<T>(tool, args, sessionID)).value;
   }
 
   /** A tool call timed from `execute` to the envelope string it returns (parsing it back is not timed). */
   async timedCall<T>(tool: string, args: Record<string, unknown>, sessionID: string): Promise<{ value: T; ms: number }> {
-    const definition = this.hooks.tool[tool];
+    const definition = this.host.hooks.tool[tool];
     if (definition === undefined) throw new Error(`no tool ${tool}`);
-    const context = this.context(sessionID);
+    const context = this.host.toolContext({ sessionID });
     const t0 = performance.now();
     const text = await definition.execute(args, context);
     const ms = performance.now() - t0;
@@ -100,7 +79,7 @@ export class PluginHarness {
   }
 
   async dispose(): Promise<void> {
-    await this.hooks.dispose();
-    rmSync(this.projectDir, { recursive: true, force: true });
+    await this.host.close();
+    this.host.cleanup();
   }
 }

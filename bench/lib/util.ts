@@ -1,9 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, release } from 'node:os';
-import { setTimeout as sleepMs } from 'node:timers/promises';
-
-export const sleep = (ms: number): Promise<void> => sleepMs(ms).then(() => undefined);
+export { sleep } from '../../src/testkit/waits.js';
 
 export const MiB = 1_048_576;
 

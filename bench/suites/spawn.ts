@@ -5,6 +5,7 @@ import { rawScript } from '../lib/raw.js';
 import { pairedRatio, type Row } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
 import { log, rotation } from '../lib/util.js';
+import { sleep } from '../../src/testkit/waits.js';
 
 const OWNER = 'bench-spawn';
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -40,7 +41,7 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
           for (;;) {
             const list = await harness.call<{ ptys: Array<{ id: string; status: string }> }>('pty_list', {}, OWNER);
             if (list.ptys.find((p) => p.id === id)?.status !== 'running') break;
-            await new Promise((resolve) => setTimeout(resolve, 5));
+            await sleep(5);
           }
           await harness.kill(OWNER, id);
         } else {

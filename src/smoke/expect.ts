@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { sleep } from '../testkit/waits.js';
 import { POLL_MS, WAIT_MS } from './timing.js';
 
 /** A scenario saw something other than what it expected. The message always says both. */
@@ -14,8 +15,6 @@ export function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 300 ? `${value.slice(0, 300)}…(${value.length} chars)` : value);
   return inspect(value, { depth: 4, breakLength: Infinity, maxArrayLength: 12, maxStringLength: 200 });
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Fails with "what: expected …, saw …"; `saw` is a description (use `show(value)` for a value). */
 export function fail(what: string, expected: string, saw: string): never {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { LinesRead, ListResult, PtyDescription, PtyStatus, ReadLine } from '../protocol/tool-results.js';
 import type { SmokeBackend } from './backends.js';
 import { eventually } from './expect.js';
-import { FakeOpenCode, type AskPolicy, type FakeSession } from './fake-host.js';
-import { survivorsOf, trackPty, type TrackedPty } from './processes.js';
+import { type AskPolicy, SmokeHost, type SmokeSession } from './smoke-host.js';
+import { survivorsOf, trackPty, type TrackedPty } from '../testkit/processes.js';
 import { WAIT_MS } from './timing.js';
 
 /**
@@ -14,7 +14,7 @@ import { WAIT_MS } from './timing.js';
  */
 export class SmokeHarness {
   readonly projectDir: string;
-  private readonly hosts: FakeOpenCode[] = [];
+  private readonly hosts: SmokeHost[] = [];
   private readonly ptys = new Map<number, TrackedPty>();
 
   constructor(readonly backend: SmokeBackend) {
@@ -22,21 +22,21 @@ export class SmokeHarness {
   }
 
   /** Loads the plugin into a new fake OpenCode, with the project directory as its directory. */
-  async host(): Promise<FakeOpenCode> {
-    const host = await FakeOpenCode.start(this.backend, this.projectDir, (pid) => this.track(pid));
+  async host(): Promise<SmokeHost> {
+    const host = await SmokeHost.start(this.backend, this.projectDir, (pid) => this.track(pid));
     this.hosts.push(host);
     return host;
   }
 
   /** A fresh host and one session on it: the common start of a scenario. */
-  async session(id: string, policy: AskPolicy = 'allow'): Promise<{ host: FakeOpenCode; session: FakeSession }> {
+  async session(id: string, policy: AskPolicy = 'allow'): Promise<{ host: SmokeHost; session: SmokeSession }> {
     const host = await this.host();
     return { host, session: host.session(id, policy) };
   }
 
   track(scriptPid: number): TrackedPty {
     let pty = this.ptys.get(scriptPid);
-    if (pty === undefined || pty.sessionId === null) {
+    if (pty === undefined || pty.terminalSid === null) {
       pty = trackPty(scriptPid);
       this.ptys.set(scriptPid, pty);
     }
@@ -63,7 +63,7 @@ export class SmokeHarness {
 
 /** Reads lines (offset 0, the most allowed) until `ok` holds for them. */
 export function readUntil(
-  session: FakeSession,
+  session: SmokeSession,
   id: string,
   ok: (lines: readonly ReadLine[], read: LinesRead) => boolean,
   expected: string,
@@ -81,7 +81,7 @@ export function readUntil(
 export const texts = (lines: readonly ReadLine[]) => lines.map((l) => l.text);
 
 /** Waits until the PTY has ended (any status but starting/running) and returns how pty_list shows it. */
-export async function ended(session: FakeSession, id: string, timeoutMs = WAIT_MS): Promise<PtyDescription> {
+export async function ended(session: SmokeSession, id: string, timeoutMs = WAIT_MS): Promise<PtyDescription> {
   const list = await eventually(
     () => session.call<ListResult>('pty_list', {}),
     (l) => l.ptys.some((p) => p.id === id && p.status !== 'running' && p.status !== 'starting'),
@@ -92,7 +92,7 @@ export async function ended(session: FakeSession, id: string, timeoutMs = WAIT_M
   return list.ptys.find((p) => p.id === id)!;
 }
 
-export async function statusOf(session: FakeSession, id: string): Promise<PtyStatus | 'absent'> {
+export async function statusOf(session: SmokeSession, id: string): Promise<PtyStatus | 'absent'> {
   const list = await session.call<ListResult>('pty_list', {});
   return list.ptys.find((p) => p.id === id)?.status ?? 'absent';
 }

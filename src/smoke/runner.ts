@@ -1,8 +1,9 @@
-import { SmokeFailure, sleep } from './expect.js';
+import { sleep } from '../testkit/waits.js';
+import { SmokeFailure } from './expect.js';
 import type { SmokeBackend } from './backends.js';
 import { realBackend } from './backends.js';
 import { SmokeHarness } from './harness.js';
-import { childrenOfSelf, describeProcess, holdings, killQuietly, openDescriptors, type Holdings } from './processes.js';
+import { childrenOfSelf, describeProcess, holdings, killQuietly, openDescriptors, type Holdings } from '../testkit/processes.js';
 import type { Scenario } from './scenario.js';
 import { CLEANUP_SETTLE_MS, POLL_MS, SCENARIO_TIMEOUT_MS } from './timing.js';
 

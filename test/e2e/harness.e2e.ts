@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { MockModel, text, toolCall } from './mock-model.js';
 import { OpencodeHarness, REPO_ROOT, timed, useHarnessCleanup } from './opencode-harness.js';
 import { probePluginSource, readProbeLog, waitForProbe } from './probe-plugin.js';
+import { sleep } from '../../src/testkit/waits.js';
 
 useHarnessCleanup();
 
@@ -199,7 +200,7 @@ describe('e2e harness (opencode serve + SDK v2)', () => {
       ),
     );
     show('noReply prompt result', { info: noReply.data?.info, parts: noReply.data?.parts?.map((p) => p.type) });
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     expect(model.requests.length).toBe(requestsBefore);
     await client.session.prompt({ sessionID, parts: [{ type: 'text', text: 'next' }] }, { throwOnError: true });
     const after = model.modelRequests.at(-1)!;

@@ -120,5 +120,3 @@ export function eventAfter<T extends OpencodeEvent['type']>(
 }
 
 export const realpath = (p: string): string => fs.realpathSync(p);
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -10,9 +10,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MessageUpdatedEvent } from '../../src/hosts/host-events.js';
 import { MockModel, text, toolCall, toolCalls, type RecordedRequest } from './mock-model.js';
-import { eventAfter, exitEnvelopes, rawResult, readText, realpath, result, runFlow, sleep, systemText, until, type FlowStep, type ReadLine } from './local-pty-flow.js';
+import { eventAfter, exitEnvelopes, rawResult, readText, realpath, result, runFlow, systemText, until, type FlowStep, type ReadLine } from './local-pty-flow.js';
 import { builtPluginAvailable, localPtyViaConfigKey, MODEL_ID, OpencodeHarness, PROVIDER_ID, timed, useHarnessCleanup, type ServeHandle } from './opencode-harness.js';
-import { childrenOf, isAlive, processesWithToken, ptyProcesses, survivors, waitUntilGone, type ProcRef, type PtyProcesses } from './pty-processes.js';
+import { childrenOf, isAlive, processesWithToken, ptyProcesses, survivors, waitUntilGone, type ProcRef, type PtyProcesses } from '../../src/testkit/processes.js';
+import { sleep } from '../../src/testkit/waits.js';
 
 useHarnessCleanup();
 
@@ -589,7 +590,7 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     expect(survivors(ptys)).toEqual([]);
     expect(disposeMs).toBeLessThan(CLOSE_BOUND_MS);
     // no PTY left: the guard was told, and exits by itself
-    await waitUntilGone([{ script: guards[0]!, sessionId: null, members: [] }], 5_000);
+    await waitUntilGone([{ script: guards[0]!, terminalSid: null, members: [] }], 5_000);
     const stopped = await server.stop({ disposeInstance: false });
     expect(stopped.forced).toBe(false);
     expect(h.leftoverProcesses()).toEqual([]);

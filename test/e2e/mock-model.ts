@@ -18,6 +18,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { sleep } from '../../src/testkit/waits.js';
 
 /** One tool call the scripted model makes. `arguments` is JSON-encoded unless already a string. */
 export interface ScriptedToolCall {
@@ -290,7 +291,7 @@ export class MockModel {
     this.requests.push(rec);
     for (const w of [...this.waiters]) w();
 
-    if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
+    if (step.delayMs) await sleep(step.delayMs);
     if (res.destroyed) return;
     if (step.kind === 'http_error') {
       return json(res, step.status, { error: { message: step.message ?? `mock error ${step.status}`, type: 'mock_error' } });

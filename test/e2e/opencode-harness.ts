@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { createOpencodeClient, type Event as OpencodeEvent, type OpencodeClient } from '@opencode-ai/sdk/v2/client';
 import { closeAllMockModels, type MockModel } from './mock-model.js';
 import { endTracked, findMarkedProcesses, killAllTracked, killMarkedProcesses, MARK_VAR, spawnTracked, type MarkedProcess, type Tracked } from './processes.js';
+import { sleep } from '../../src/testkit/waits.js';
 
 export type { OpencodeClient, OpencodeEvent };
 
@@ -575,7 +576,7 @@ export class OpencodeHarness {
         // logged before the tool registry is built, so once the registry's line is in the file, so is the error.
         // (Waiting for "the next flush" instead was flaky under load: an earlier batch could end the wait.)
         const until = Date.now() + PLUGIN_ERROR_SETTLE_MS;
-        while (Date.now() < until && !this.logs().slice(logOffset).includes(TOOL_REGISTRY_LOG_LINE)) await new Promise((r) => setTimeout(r, 50));
+        while (Date.now() < until && !this.logs().slice(logOffset).includes(TOOL_REGISTRY_LOG_LINE)) await sleep(50);
       }
     } catch (e) {
       await events.stop();
@@ -720,7 +721,7 @@ async function waitForOutput(cond: () => boolean, timeoutMs: number, t: Tracked,
   while (!cond()) {
     if (!t.isAlive()) throw new Error(`opencode serve exited before listening:\n${output()}`);
     if (Date.now() > deadline) throw new Error(`opencode serve not listening after ${timeoutMs} ms:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 
@@ -737,7 +738,7 @@ async function waitForOk(url: string, timeoutMs: number, t: Tracked, output: () 
     } catch (e) {
       lastErr = (e as Error).message;
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   throw new Error(`opencode serve: ${url} not OK after ${timeoutMs} ms (${lastErr}):\n${output()}`);
 }

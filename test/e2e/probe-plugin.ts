@@ -12,6 +12,7 @@
  *                  returns its pid; used to prove leftover detection
  */
 import fs from 'node:fs';
+import { sleep } from '../../src/testkit/waits.js';
 
 export interface ProbeLogEntry {
   t: number;
@@ -118,6 +119,6 @@ export async function waitForProbe(logPath: string, pred: (e: ProbeLogEntry) => 
     const hit = readProbeLog(logPath).find(pred);
     if (hit) return hit;
     if (Date.now() > deadline) throw new Error(`probe log: no matching entry after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }

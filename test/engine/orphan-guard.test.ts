@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { OrphanGuard } from '../../src/engine/orphan-guard.js';
 import { allProcesses } from '../../src/engine/procfs.js';
-import { isRunning, sleep, waitUntil } from '../support/procs.js';
+import { isRunning } from '../../src/testkit/processes.js';
+import { sleep, waitFor } from '../../src/testkit/waits.js';
 
 jest.setTimeout(20_000);
 
@@ -25,14 +26,14 @@ describe('OrphanGuard', () => {
     const leader = stubbornSession();
     started.push(leader);
     const sid = leader.pid!;
-    await waitUntil(() => membersOf(sid).length >= 2, 'the loop has its sleep');
+    await waitFor(() => membersOf(sid).length >= 2, 'the loop has its sleep');
     guard.watch(sid);
     const guardPid = guard.pid!;
     expect(isRunning(guardPid)).toBe(true);
 
     guard.abandon();
-    await waitUntil(() => membersOf(sid).length === 0, 'the guarded session is empty', 5_000);
-    await waitUntil(() => !isRunning(guardPid), 'the guard exits', 5_000);
+    await waitFor(() => membersOf(sid).length === 0, 'the guarded session is empty', 5_000);
+    await waitFor(() => !isRunning(guardPid), 'the guard exits', 5_000);
   });
 
   it('exits without killing anything once every session is released, and starts again for the next', async () => {
@@ -44,7 +45,7 @@ describe('OrphanGuard', () => {
     const first = guard.pid!;
     guard.release(sid);
     expect(guard.pid).toBeUndefined();
-    await waitUntil(() => !isRunning(first), 'the idle guard exits', 5_000);
+    await waitFor(() => !isRunning(first), 'the idle guard exits', 5_000);
     await sleep(200);
     expect(isRunning(sid)).toBe(true);
 
@@ -63,6 +64,6 @@ describe('OrphanGuard', () => {
     guard.watch(leader.pid!);
     for (const junk of ['+', '+abc', '-x', 'hello', '+ 12']) (guard as unknown as { send(line: string): void }).send(junk);
     guard.abandon();
-    await waitUntil(() => membersOf(leader.pid!).length === 0, 'the guarded session is empty', 5_000);
+    await waitFor(() => membersOf(leader.pid!).length === 0, 'the guarded session is empty', 5_000);
   });
 });

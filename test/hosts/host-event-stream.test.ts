@@ -1,7 +1,7 @@
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { fromAsyncIterable } from '../../src/streams/host-event-stream.js';
-import { EventChannel } from './fixtures/v2-host.js';
-import { sleep } from './fixtures/host-fixture.js';
+import { EventChannel } from '../../src/testkit/fake-v2-host.js';
+import { sleep } from '../../src/testkit/waits.js';
 
 /** A hand-driven iterator: every next() waits for `push`/`finish`/`fail`; return() is counted. */
 function manualIterator<T>(options: { returnThrows?: boolean; returnRejects?: boolean; noReturn?: boolean } = {}) {

@@ -1,8 +1,9 @@
 import { orphanGuard } from '../../src/engine/orphan-guard.js';
 import { KillResult } from '../../src/protocol/tool-results.js';
-import { isRunning } from '../support/procs.js';
-import { sleep, waitFor } from './fixtures/host-fixture.js';
-import { HOSTS, Session, fails, liveChildren, ok, useHost } from './fixtures/suite.js';
+import { isRunning } from '../../src/testkit/processes.js';
+import { sleep, waitFor } from '../../src/testkit/waits.js';
+import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
+import { liveChildren } from '../../src/testkit/processes.js';
 
 jest.setTimeout(90_000);
 

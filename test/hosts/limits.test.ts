@@ -1,5 +1,6 @@
 import { MAX_SESSIONS, MAX_SESSIONS_PER_OWNER } from '../../src/limits.js';
-import { waitFor, type ToolOutcome } from './fixtures/host-fixture.js';
+import type { ToolOutcome } from '../../src/testkit/fake-host.js';
+import { waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(120_000);

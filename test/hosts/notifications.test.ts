@@ -1,8 +1,9 @@
 import { NOTIFY_DESCRIPTION_CHARS, NOTIFY_TIMEOUT_MS, WAKE_LOOKUP_MESSAGES } from '../../src/limits.js';
-import { sleep, waitFor, type NotificationRecord } from './fixtures/host-fixture.js';
+import type { NotificationRecord } from '../../src/testkit/fake-host.js';
+import { sleep, waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, useHost } from './fixtures/suite.js';
-import { V1HostFixture, v1Fixture } from './fixtures/v1-host.js';
-import { V2HostFixture } from './fixtures/v2-host.js';
+import { V1HostFixture, v1Fixture } from '../../src/testkit/fake-v1-host.js';
+import { V2HostFixture } from '../../src/testkit/fake-v2-host.js';
 
 jest.setTimeout(90_000);
 

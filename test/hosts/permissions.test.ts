@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { SpawnResult } from '../../src/protocol/tool-results.js';
-import { HOSTS, Session, fails, liveChildren, ok, useHost } from './fixtures/suite.js';
-import { waitFor } from './fixtures/host-fixture.js';
+import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
+import { liveChildren } from '../../src/testkit/processes.js';
+import { waitFor } from '../../src/testkit/waits.js';
 import type { V2PermissionAssertInput } from '../../src/hosts/opencode-v2.js';
 
 jest.setTimeout(90_000);

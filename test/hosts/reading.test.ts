@@ -1,6 +1,6 @@
 import { CANONICAL_LINE_MAX_BYTES, GREP_TIMEOUT_MS, LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS, MAX_GREP_WORKERS, MAX_LINE_CHARS, MAX_READ_LIMIT, MAX_READ_OFFSET } from '../../src/limits.js';
 import { MatchesRead } from '../../src/protocol/tool-results.js';
-import { waitFor } from './fixtures/host-fixture.js';
+import { waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(120_000);

@@ -1,10 +1,12 @@
 import LocalPtyV2 from '../../src/v2.js';
 import { v2DeletedSessionID, type V2Context } from '../../src/hosts/opencode-v2.js';
 import { PTY_TOOLS } from '../../src/tools/definitions.js';
-import { childrenOfHost } from '../support/procs.js';
-import { makeDirs, waitFor } from './fixtures/host-fixture.js';
-import { Session, fails, liveChildren } from './fixtures/suite.js';
-import { EventChannel, V2HostFixture, V2TaggedError } from './fixtures/v2-host.js';
+import { childrenOfSelf } from '../../src/testkit/processes.js';
+import { makeDirs } from '../../src/testkit/fake-host.js';
+import { waitFor } from '../../src/testkit/waits.js';
+import { Session, fails } from './fixtures/suite.js';
+import { liveChildren } from '../../src/testkit/processes.js';
+import { EventChannel, V2HostFixture, V2TaggedError } from '../../src/testkit/fake-v2-host.js';
 
 jest.setTimeout(60_000);
 
@@ -16,7 +18,7 @@ async function withV2(overrides: Partial<V2Context>, body: (host: V2HostFixture)
   } finally {
     await host.close();
     host.cleanup();
-    await waitFor(() => childrenOfHost().filter((c) => c.state !== 'Z').length === 0 || undefined, 'no child process left');
+    await waitFor(() => childrenOfSelf({ withOrphanGuard: true }).filter((c) => c.state !== 'Z').length === 0 || undefined, 'no child process left');
   }
 }
 
@@ -84,7 +86,7 @@ describe('the V2 adapter', () => {
     }
     expect(host.channel.returnCalls).toBe(1);
     expect(host.channel.waiting).toBe(false);
-    expect(childrenOfHost().filter((c) => c.state !== 'Z')).toEqual([]);
+    expect(childrenOfSelf({ withOrphanGuard: true }).filter((c) => c.state !== 'Z')).toEqual([]);
   });
 
   it('reads deleted session ids from the V2 and the v1 wire shapes only', () => {

@@ -9,7 +9,8 @@ import { scriptInvocation } from '../../src/engine/script-invocation.js';
 import { SCRIPT_PATH } from '../../src/engine/system-paths.js';
 import { TERMINATE_GRACE_MS } from '../../src/limits.js';
 import { PtyProbe, runToExit } from '../support/pty-probe.js';
-import { childrenOfHost, commOf, isRunning, openFdCount, pidsWithMarker, sleep, waitUntil } from '../support/procs.js';
+import { childrenOfSelf, commOf, isRunning, openFdCount, pidsWithMarker } from '../../src/testkit/processes.js';
+import { sleep, waitFor } from '../../src/testkit/waits.js';
 
 jest.setTimeout(60_000);
 
@@ -152,7 +153,7 @@ describe('PTY engine with real script processes', () => {
     const probe = new PtyProbe({ command: 'sh', args: ['-c', script] });
     try {
       await probe.output('ready');
-      await waitUntil(() => pidsWithMarker(marker, 'sleep').length === 2, 'the three marked processes run');
+      await waitFor(() => pidsWithMarker(marker, 'sleep').length === 2, 'the three marked processes run');
       const handle = await probe.started();
       const report = await new Promise((resolve) => handle.terminate().subscribe(resolve));
       expect(report).toMatchObject({ termed: expect.any(Number) });
@@ -168,14 +169,14 @@ describe('PTY engine with real script processes', () => {
     const probe = new PtyProbe({ command: 'sh', args: ['-c', `setsid sleep 1003.${marker} & echo ready; sleep 1000`] });
     try {
       await probe.output('ready');
-      await waitUntil(() => pidsWithMarker(marker, 'sleep').length === 1, 'the escapee runs');
+      await waitFor(() => pidsWithMarker(marker, 'sleep').length === 1, 'the escapee runs');
       const handle = await probe.started();
       await new Promise((resolve) => handle.terminate().subscribe(resolve));
       await probe.exited();
       const survivors = pidsWithMarker(marker);
       expect(survivors.map((pid) => commOf(pid))).toEqual(['sleep']);
       for (const pid of survivors) process.kill(pid, 'SIGKILL');
-      await waitUntil(() => pidsWithMarker(marker).length === 0, 'the test cleaned up its escapee');
+      await waitFor(() => pidsWithMarker(marker).length === 0, 'the test cleaned up its escapee');
     } finally {
       await probe.dispose();
     }
@@ -189,11 +190,11 @@ describe('PTY engine with real script processes', () => {
       mkdirSync(join(root, 'elsewhere'));
       renameSync(approved, join(root, 'moved'));
       symlinkSync(join(root, 'elsewhere'), approved);
-      const before = childrenOfHost().length;
+      const before = childrenOfSelf({ withOrphanGuard: true }).length;
       const probe = new PtyProbe({ command: 'pwd', workdir: approved });
       await expect(probe.started()).rejects.toMatchObject({ code: 'invalid_input' });
       expect(probe.error).toBeInstanceOf(PtyError);
-      expect(childrenOfHost().length).toBe(before);
+      expect(childrenOfSelf({ withOrphanGuard: true }).length).toBe(before);
 
       mkdirSync(join(root, 'p', 'child'), { recursive: true });
       mkdirSync(join(root, 'q', 'child'), { recursive: true });
@@ -218,7 +219,7 @@ describe('PTY engine with real script processes', () => {
       await Promise.all(probes.map((p) => p.output(marker)));
       await Promise.all(probes.map((p) => p.dispose()));
     }
-    await waitUntil(() => childrenOfHost().length === 0, 'every child is reaped', 5_000);
+    await waitFor(() => childrenOfSelf({ withOrphanGuard: true }).length === 0, 'every child is reaped', 5_000);
     expect(pidsWithMarker(marker)).toEqual([]);
     expect(openFdCount()).toBe(fdsBefore);
   });
@@ -237,7 +238,7 @@ describe('PTY engine with real script processes', () => {
         stdio: ['ignore', 'ignore', 'ignore'],
       });
       try {
-        await waitUntil(() => pidsWithMarker(marker, 'sleep').length === 1, 'the command runs');
+        await waitFor(() => pidsWithMarker(marker, 'sleep').length === 1, 'the command runs');
         // Without this the check below could pass because the host never had the descriptor at all.
         expect(readlinkSync(`/proc/${host.pid}/fd/${LEAKED_FD}`)).toBe(leakTarget);
         const [pid] = pidsWithMarker(marker, 'sleep');
@@ -265,10 +266,10 @@ describe('PTY engine with real script processes', () => {
     try {
       let err = '';
       host.stderr!.on('data', (d) => (err += d));
-      await waitUntil(() => /pid \d+/.test(err) && pidsWithMarker(marker, 'sleep').length === 1, 'the PTY command runs');
+      await waitFor(() => /pid \d+/.test(err) && pidsWithMarker(marker, 'sleep').length === 1, 'the PTY command runs');
       const scriptPid = Number(/pid (\d+)/.exec(err)![1]);
       host.kill('SIGKILL');
-      await waitUntil(() => !isRunning(scriptPid) && pidsWithMarker(marker).length === 0, 'script and its command die with the host', 5_000);
+      await waitFor(() => !isRunning(scriptPid) && pidsWithMarker(marker).length === 0, 'script and its command die with the host', 5_000);
     } finally {
       host.kill('SIGKILL');
       for (const pid of pidsWithMarker(marker)) process.kill(pid, 'SIGKILL');

@@ -2,7 +2,8 @@ import { getEventListeners } from 'node:events';
 import { PtyError } from '../../src/errors.js';
 import { MAX_GREP_QUEUE, MAX_GREP_WORKERS, MAX_PATTERN_CHARS } from '../../src/limits.js';
 import { GrepPool, type GrepPoolLoad, type GrepRequest } from '../../src/search/grep-pool.js';
-import { childrenOfHost, waitUntil } from '../support/procs.js';
+import { childrenOfSelf } from '../../src/testkit/processes.js';
+import { waitFor } from '../../src/testkit/waits.js';
 
 /**
  * Exponential with glibc's back-reference matcher: "is the length composite?" tried by backtracking. On a
@@ -21,7 +22,7 @@ const request = (overrides: Partial<GrepRequest> = {}): GrepRequest => ({
 
 const slow = (overrides: Partial<GrepRequest> = {}) => request({ ...CATASTROPHIC, ...overrides });
 
-const grepChildren = () => childrenOfHost().filter((child) => child.comm === 'grep');
+const grepChildren = () => childrenOfSelf({ withOrphanGuard: true }).filter((child) => child.comm === 'grep');
 
 /** The PtyError the promise rejects with (fails the test when it resolves or rejects with something else). */
 async function rejection(promise: Promise<unknown>): Promise<PtyError> {
@@ -303,13 +304,13 @@ describe('GrepPool', () => {
       const pool = newPool({ timeoutMs: 5_000 });
       const controller = new AbortController();
       const searching = rejection(pool.search(slow({ signal: controller.signal })));
-      await waitUntil(() => grepChildren().length === 1, 'grep runs');
+      await waitFor(() => grepChildren().length === 1, 'grep runs');
       controller.abort();
       const error = await searching;
       expect(error.code).toBe('closing');
       expect(error.message).toContain('cancelled');
       expect(grepChildren()).toEqual([]);
-      await waitUntil(() => pool.load.running === 0, 'the pool frees the worker');
+      await waitFor(() => pool.load.running === 0, 'the pool frees the worker');
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     });
 
@@ -324,7 +325,7 @@ describe('GrepPool', () => {
       const pool = newPool();
       const controller = new AbortController();
       await pool.search(request({ signal: controller.signal }));
-      await waitUntil(() => pool.load.running === 0, 'the pool frees the worker');
+      await waitFor(() => pool.load.running === 0, 'the pool frees the worker');
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     });
   });
@@ -334,7 +335,7 @@ describe('GrepPool', () => {
       const pool = newPool({ timeoutMs: 10_000 });
       const running = Array.from({ length: MAX_GREP_WORKERS }, () => rejection(pool.search(slow())));
       const queued = Array.from({ length: 3 }, () => rejection(pool.search(request())));
-      await waitUntil(() => grepChildren().length === MAX_GREP_WORKERS, 'all workers run');
+      await waitFor(() => grepChildren().length === MAX_GREP_WORKERS, 'all workers run');
 
       const started = Date.now();
       await pool.close();

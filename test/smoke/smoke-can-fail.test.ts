@@ -4,7 +4,8 @@ import { brokenBackends, realBackend } from '../../src/smoke/backends.js';
 import { runScenarioOnce, warmUp } from '../../src/smoke/runner.js';
 import type { Scenario } from '../../src/smoke/scenario.js';
 import { scenarioNamed } from '../../src/smoke/scenarios/index.js';
-import { isRunning, waitUntil } from '../support/procs.js';
+import { isRunning } from '../../src/testkit/processes.js';
+import { waitFor } from '../../src/testkit/waits.js';
 
 jest.setTimeout(60_000);
 
@@ -27,7 +28,7 @@ describe('smoke scenarios fail against a broken backend and pass against the rea
     expect(result.error).toMatch(/cleanup: expected no process left in the PTY sessions/);
     const reported = [...(result.error ?? '').matchAll(/(\d+) (?:sh|sleep) \(/g)].map((m) => Number(m[1]));
     expect(reported.length).toBeGreaterThan(0);
-    await waitUntil(() => reported.every((pid) => !isRunning(pid)), `the reported survivors ${reported.join(', ')} are gone`, 2_000);
+    await waitFor(() => reported.every((pid) => !isRunning(pid)), `the reported survivors ${reported.join(', ')} are gone`, 2_000);
   });
 
   it('escalation passes against the real plugin', async () => {
@@ -80,6 +81,6 @@ describe('smoke scenarios fail against a broken backend and pass against the rea
     const result = await runScenarioOnce(leakChild);
     expect(result.ok).toBe(false);
     expect(result.error).toMatch(new RegExp(`cleanup: expected no child process of the smoke run left, saw ${childPid} sleep`));
-    await waitUntil(() => !isRunning(childPid), 'the leftover child is gone', 2_000);
+    await waitFor(() => !isRunning(childPid), 'the leftover child is gone', 2_000);
   });
 });

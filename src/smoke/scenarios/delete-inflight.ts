@@ -1,6 +1,6 @@
 import type { SpawnResult } from '../../protocol/tool-results.js';
 import { eventually, expectEqual, fail, never, within } from '../expect.js';
-import { childrenOfSelf, describeProcess, survivorsOf } from '../processes.js';
+import { childrenOfSelf, describeProcess, survivorsOf } from '../../testkit/processes.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS, WAIT_MS } from '../timing.js';
 

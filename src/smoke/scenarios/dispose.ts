@@ -1,7 +1,7 @@
 import type { SpawnResult } from '../../protocol/tool-results.js';
 import { eventually, expectEqual, expectThat, fail } from '../expect.js';
 import { readUntil, texts } from '../harness.js';
-import { describeProcess, survivorsOf } from '../processes.js';
+import { describeProcess, survivorsOf } from '../../testkit/processes.js';
 import type { Scenario } from '../scenario.js';
 import { CLOSE_TIMEOUT_MS } from '../../limits.js';
 

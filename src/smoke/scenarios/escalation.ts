@@ -1,7 +1,7 @@
 import type { KillResult, SpawnResult } from '../../protocol/tool-results.js';
 import { expectEqual, expectThat, fail } from '../expect.js';
 import { readUntil, texts } from '../harness.js';
-import { describeProcess, survivorsOf } from '../processes.js';
+import { describeProcess, survivorsOf } from '../../testkit/processes.js';
 import type { Scenario } from '../scenario.js';
 import { TERMINATE_GRACE_MS } from '../../limits.js';
 
@@ -18,7 +18,7 @@ export const escalation: Scenario = {
     const pty = await session.call<SpawnResult>('pty_spawn', { command: 'sh', args: ['-c', STUBBORN, 'local-pty-smoke-stubborn'], description: 'stubborn' });
     await readUntil(session, pty.id, (l) => texts(l).includes('ready'), 'the trap to be set ("ready")');
     const tracked = h.track(pty.pid!);
-    if (tracked.sessionId === null) fail('the PTY session', 'a session leader under script', 'none');
+    if (tracked.terminalSid === null) fail('the PTY session', 'a session leader under script', 'none');
     expectThat(survivorsOf(tracked).length, (n) => n >= 2, 'at least 2 processes (sh and sleep)', 'processes in the PTY session before the kill');
 
     const start = performance.now();

@@ -1,5 +1,6 @@
 import { ExitEnvelope, type SpawnResult } from '../../protocol/tool-results.js';
-import { eventually, expectEqual, expectThat, sleep } from '../expect.js';
+import { sleep } from '../../testkit/waits.js';
+import { eventually, expectEqual, expectThat } from '../expect.js';
 import { ended } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS } from '../timing.js';
@@ -13,14 +14,14 @@ export const exitNotify: Scenario = {
   async run(h) {
     const host = await h.host();
     const idle = host.session('ses_smoke_idle');
-    host.client.setHistory(idle.id, [{ info: { role: 'user', agent: AGENT, model: MODEL } }, { info: { role: 'assistant' } }]);
+    host.setHistory(idle.id, [{ info: { role: 'user', agent: AGENT, model: MODEL } }, { info: { role: 'assistant' } }]);
     const pty = await idle.call<SpawnResult>('pty_spawn', {
       command: 'sh',
       args: ['-c', 'echo last words; exit 3'],
       description: 'exit notification probe',
       notifyOnExit: true,
     });
-    const [prompt] = await eventually(() => host.client.promptsFor(idle.id), (p) => p.length > 0, 'a promptAsync for the owner', 'exit notification (idle)');
+    const [prompt] = await eventually(() => host.promptsFor(idle.id), (p) => p.length > 0, 'a promptAsync for the owner', 'exit notification (idle)');
     expectEqual(prompt!.body.agent, AGENT, 'woken turn: agent');
     expectEqual(prompt!.body.model, MODEL, 'woken turn: model');
     expectEqual(prompt!.body.noReply, undefined, 'woken turn: noReply');
@@ -34,13 +35,13 @@ export const exitNotify: Scenario = {
       { type: 'pty.exit', id: pty.id, status: 'exited', exitCode: 3, timedOut: false, lastLine: 'last words' },
       'pty.exit envelope',
     );
-    expectEqual(host.client.messageReads.filter((r) => r.sessionID === idle.id).length, 1, 'history reads to find the agent and model');
+    expectEqual(host.historyReads(idle.id), 1, 'history reads to find the agent and model');
 
     // A busy session gets the message queued for its next step, not a new turn.
     const busy = host.session('ses_smoke_busy');
     await host.event({ type: 'session.status', properties: { sessionID: busy.id, status: { type: 'busy' } } });
     const busyPty = await busy.call<SpawnResult>('pty_spawn', { command: 'true', description: 'busy probe', notifyOnExit: true });
-    const [queued] = await eventually(() => host.client.promptsFor(busy.id), (p) => p.length > 0, 'a promptAsync for the busy owner', 'exit notification (busy)');
+    const [queued] = await eventually(() => host.promptsFor(busy.id), (p) => p.length > 0, 'a promptAsync for the busy owner', 'exit notification (busy)');
     expectEqual([queued!.body.noReply, queued!.body.agent, queued!.body.model], [true, undefined, undefined], 'queued notification: noReply, agent, model');
     expectThat(ExitEnvelope.parse(JSON.parse(queued!.body.parts[0]!.text)), (e) => e.type === 'pty.exit' && e.id === busyPty.id && e.exitCode === 0, `a pty.exit envelope for ${busyPty.id} with exit code 0`, 'queued envelope');
 
@@ -49,7 +50,7 @@ export const exitNotify: Scenario = {
     const quietPty = await quiet.call<SpawnResult>('pty_spawn', { command: 'true', description: 'no notification' });
     await ended(quiet, quietPty.id);
     await sleep(QUIET_MS);
-    expectEqual(host.client.promptsFor(quiet.id).length, 0, 'prompts for a PTY without notifyOnExit');
-    expectEqual([host.client.promptsFor(idle.id).length, host.client.promptsFor(busy.id).length], [1, 1], 'notifications per exit (idle, busy)');
+    expectEqual(host.promptsFor(quiet.id).length, 0, 'prompts for a PTY without notifyOnExit');
+    expectEqual([host.promptsFor(idle.id).length, host.promptsFor(busy.id).length], [1, 1], 'notifications per exit (idle, busy)');
   },
 };

@@ -1,6 +1,7 @@
 import type { SpawnResult } from '../../protocol/tool-results.js';
 import { existsSync } from 'node:fs';
-import { expectEqual, sleep } from '../expect.js';
+import { sleep } from '../../testkit/waits.js';
+import { expectEqual } from '../expect.js';
 import { ended, readUntil, texts } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS } from '../timing.js';

@@ -1,5 +1,6 @@
 import type { ListResult, SpawnResult } from '../../protocol/tool-results.js';
-import { expectEqual, sleep } from '../expect.js';
+import { sleep } from '../../testkit/waits.js';
+import { expectEqual } from '../expect.js';
 import { readUntil, statusOf, texts } from '../harness.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS } from '../timing.js';

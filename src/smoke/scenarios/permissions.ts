@@ -1,10 +1,11 @@
 import type { KillResult, ListResult, SpawnResult } from '../../protocol/tool-results.js';
 import { tmpdir } from 'node:os';
 import { realpathSync } from 'node:fs';
-import { expectEqual, expectThat, never, sleep } from '../expect.js';
-import type { AskRecord } from '../fake-host.js';
+import { sleep } from '../../testkit/waits.js';
+import { expectEqual, expectThat, never } from '../expect.js';
+import type { AskRecord } from '../smoke-host.js';
 import { ended, readUntil, statusOf, texts } from '../harness.js';
-import { childrenOfSelf } from '../processes.js';
+import { childrenOfSelf } from '../../testkit/processes.js';
 import type { Scenario } from '../scenario.js';
 import { QUIET_MS } from '../timing.js';
 

@@ -1,7 +1,7 @@
 import type { MatchesRead, SpawnResult } from '../../protocol/tool-results.js';
 import { expectEqual, expectThat } from '../expect.js';
 import { ended } from '../harness.js';
-import { childrenOfSelf, commOf } from '../processes.js';
+import { childrenOfSelf, commOf } from '../../testkit/processes.js';
 import type { Scenario } from '../scenario.js';
 import { GREP_QUEUE_TIMEOUT_MS, GREP_TIMEOUT_MS, MAX_GREP_WORKERS } from '../../limits.js';
 

@@ -1,6 +1,6 @@
 import type { ListResult, SpawnResult } from '../../protocol/tool-results.js';
 import { expectEqual } from '../expect.js';
-import type { Outcome } from '../fake-host.js';
+import type { Outcome } from '../smoke-host.js';
 import type { Scenario } from '../scenario.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_OWNER } from '../../limits.js';
 

@@ -1,7 +1,7 @@
 import type { LinesRead, RawRead, SpawnResult } from '../../protocol/tool-results.js';
 import { expectEqual, expectThat } from '../expect.js';
 import { ended } from '../harness.js';
-import { childrenOfSelf } from '../processes.js';
+import { childrenOfSelf } from '../../testkit/processes.js';
 import type { Scenario } from '../scenario.js';
 import { LINE_OVERHEAD_CHARS, MAX_ARGS, MAX_BUFFER_CHARS, MAX_RAW_CHARS, MAX_WRITE_BYTES } from '../../limits.js';
 
