@@ -1,8 +1,10 @@
 /** A power of two, so the ring can wrap with a mask. */
 const INITIAL_CAPACITY = 64;
 
+const nextPowerOfTwo = (n: number): number => 2 ** Math.ceil(Math.log2(Math.max(n, 1)));
+
 /**
- * Numbers in a circular typed array: O(1) push and shift, O(1) access by position, 8 bytes an entry and nothing
+ * Numbers in a circular typed array: O(1) push and drop from the front, O(1) access by position, 8 bytes an entry and nothing
  * for the garbage collector to trace. Doubles, not 32-bit integers: the offsets it holds grow past 4 GiB on a PTY
  * that runs long enough. It grows by doubling and shrinks at a quarter, so its size stays within a small factor
  * of what it holds, which its owner bounds.
@@ -19,14 +21,11 @@ export class OffsetRing {
     this.size++;
   }
 
-  /** Removes and returns the oldest entry; the ring must not be empty. */
-  shift(): number {
-    const value = this.items[this.head] as number;
-    this.head = (this.head + 1) & this.mask;
-    this.size--;
-    // Shrinking at a quarter (not a half) keeps a size hovering at a boundary from resizing on every call.
-    if (this.items.length > INITIAL_CAPACITY && this.size < this.items.length / 4) this.resize(this.items.length / 2);
-    return value;
+  /** Removes the oldest `count` entries (at most `size`). */
+  drop(count: number): void {
+    this.head = (this.head + count) & this.mask;
+    this.size -= count;
+    if (this.items.length > INITIAL_CAPACITY && this.size < this.items.length / 4) this.resize(Math.max(INITIAL_CAPACITY, nextPowerOfTwo(2 * this.size)));
   }
 
   /** The entry at `index` (0 is the oldest); `index` must be below `size`. */

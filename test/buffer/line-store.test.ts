@@ -51,6 +51,38 @@ describe('LineStore', () => {
     );
   });
 
+  it('finds any line of long runs in any order, across partly dropped groups', () => {
+    const line = fc.stringMatching(/^[a-z]{0,3}$|^[a-z]{60,70}$/);
+    const run = fc.array(line, { minLength: 1, maxLength: 300 });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(run, line), { minLength: 1, maxLength: 12 }), fc.integer({ min: 200, max: 4_000 }), fc.array(fc.nat(), { maxLength: 40 }), (steps, room, picks) => {
+        const overhead = 3;
+        const maxChars = 71 + overhead + room;
+        const store = new LineStore({ maxChars, overhead, pieceChars: 100 });
+        const all: string[] = [];
+        for (const step of steps) {
+          if (typeof step === 'string') store.line(step);
+          else store.lines(step.map((t) => `${t}\n`).join(''), 0, step.map((t) => `${t}\n`).join('').length);
+          all.push(...(typeof step === 'string' ? [step] : step));
+        }
+        store.fit(0);
+        let retained = 0;
+        let chars = 0;
+        while (retained < all.length && chars + (all[all.length - 1 - retained] as string).length + 1 + overhead <= maxChars) {
+          chars += (all[all.length - 1 - retained] as string).length + 1 + overhead;
+          retained++;
+        }
+        expect([store.size, store.dropped, store.chars]).toEqual([retained, all.length - retained, chars]);
+        for (const pick of picks) {
+          const n = store.dropped + (pick % retained);
+          expect(store.text(n)).toBe(all[n]);
+        }
+        expect(store.joined()).toBe(all.slice(all.length - retained).map((t) => `${t}\n`).join(''));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('holds at most the bound plus one run and one open piece, however much arrives', () => {
     const maxChars = 1_000;
     const pieceChars = 64;
