@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { BenchConfig } from './lib/config.js';
 import { markdown, table, type Row } from './lib/report.js';
 import { hasGc, log, machine } from './lib/util.js';
+import { buffer } from './suites/buffer.js';
 import { ingest } from './suites/ingest.js';
 import { kill } from './suites/kill.js';
 import { lag } from './suites/lag.js';
@@ -19,6 +20,7 @@ import { spawnLatency } from './suites/spawn.js';
 
 const SUITES: ReadonlyArray<{ name: string; aliases?: string[]; run: (cfg: BenchConfig) => Promise<Row[]> }> = [
   { name: 'ingest', aliases: ['cpu'], run: ingest },
+  { name: 'buffer', run: buffer },
   { name: 'memory', run: memory },
   { name: 'read', run: read },
   { name: 'search', run: search },

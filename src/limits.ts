@@ -30,12 +30,20 @@ export const PTY_ID_HEX_CHARS = 8;
 // ── Output buffer ────────────────────────────────────────────────────────────────────────────
 export const MAX_BUFFER_CHARS = 1_000_000;
 /**
- * What each retained line costs against MAX_BUFFER_CHARS beyond its characters and its newline. V8 keeps every
- * line as its own string in a ring slot (8 bytes of slot, 16 of string header, content rounded up to 8), so
- * without it a buffer of 1-3 character lines held 5 MB for a 1 MB bound (measured: 81 MiB for 16 buffers of
- * `yes`). With it, a line's memory stays within about twice what it is charged, whatever its length.
+ * What each retained line costs against MAX_BUFFER_CHARS beyond its characters and its newline. It was set when
+ * V8 kept every line as its own string in a ring slot (8 bytes of slot, 16 of string header, content rounded up
+ * to 8): without it a buffer of 1-3 character lines held 5 MB for a 1 MB bound. The buffer now keeps lines inside
+ * a few large strings with an 8-byte index entry each (src/buffer/line-store.ts), so a line's memory is its
+ * characters + 8 bytes, and 16 over-counts it (a 1-character line is charged 18, holds about 10). It stays at
+ * 16 because it is the bound the model is told about (the tool description, README, the smoke checks): lowering
+ * it would change which lines a full buffer shows, and there is no memory problem left for it to fix.
  */
 export const LINE_OVERHEAD_CHARS = 16;
+/**
+ * Rendered lines that arrive one at a time (escape sequences, `\r`) are joined into one string once this many
+ * characters have gathered, so a slow trickle of short lines does not keep a string per line.
+ */
+export const BUFFER_PIECE_CHARS = 8_192;
 /** Raw bytes kept for `raw: true` reads: the same bound as the text buffer, in characters. */
 export const MAX_RAW_CHARS = MAX_BUFFER_CHARS;
 /**

@@ -3,6 +3,8 @@ import { MAX_TERMINAL_DIMENSION } from '../limits.js';
 const SPACE = 0x20;
 /** First capacity of a line's cells; it doubles as the line grows. */
 const INITIAL_LINE_CELLS = 256;
+/** Runs shorter than this are appended to the last run when it is short too. */
+const SMALL_PART_CHARS = 1_024;
 /** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
 const DECODE_SLICE = 8_192;
 
@@ -18,15 +20,19 @@ export const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff
  */
 export class LineCells {
   // The line, in absolute columns. Columns below `base` were cut off a line far longer than the bound.
-  /** The line while it has only been appended to: columns `base..length`. */
-  private text = '';
   /**
-   * Whether `text` may hold a surrogate pair. Without one no column can hold half a pair, so `visibleStart` needs
-   * no look at `text`: reading a char of a long line built by appends (a cons string in V8) would flatten it,
-   * copying the whole line once per chunk.
+   * The line while it has only been appended to: columns `base..length`, as the runs it was appended in (the
+   * first `skip` characters of the first run are below `base`). Runs, not one string grown by `+=`: cutting the
+   * head of a grown string flattened the whole of it into a fresh copy, twice the bound, at every cut.
+   */
+  private parts: string[] = [];
+  private skip = 0;
+  /**
+   * Whether `parts` may hold a surrogate pair. Without one no column can hold half a pair, so `visibleStart` needs
+   * no look at `parts`.
    */
   private textHasPairs = false;
-  /** The line once something overwrote or partly erased it (until it ends); `text` is unused meanwhile. */
+  /** The line once something overwrote or partly erased it (until it ends); `parts` is unused meanwhile. */
   private cells: Uint16Array | undefined;
   private base = 0;
   private length = 0;
@@ -91,7 +97,8 @@ export class LineCells {
       const padding = this.cursor - this.length;
       // Plain runs hold no surrogates (they stop at any); a pair is put on its own.
       if (isHigh(run.charCodeAt(0))) this.textHasPairs = true;
-      this.text += padding > 0 ? ' '.repeat(padding) + run : run;
+      if (padding > 0) this.parts.push(' '.repeat(padding));
+      this.appendPart(run);
       this.length += padding + run.length;
       this.cursor = this.length;
     } else {
@@ -155,13 +162,29 @@ export class LineCells {
     }
   }
 
+  /** Small runs join the last one (short strings, cheap to concatenate) so a line typed a character at a time is not a part per character. */
+  private appendPart(run: string): void {
+    const last = this.parts.length - 1;
+    if (last >= 0 && run.length < SMALL_PART_CHARS && (this.parts[last] as string).length < SMALL_PART_CHARS) {
+      this.parts[last] += run;
+    } else {
+      this.parts.push(run);
+    }
+  }
+
+  private joinedText(): string {
+    const text = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join('');
+    return this.skip > 0 ? text.slice(this.skip) : text;
+  }
+
   private toCells(): Uint16Array {
     if (this.cells !== undefined) return this.cells;
-    const text = this.text;
+    const text = this.joinedText();
     const cells = new Uint16Array(Math.max(INITIAL_LINE_CELLS, 2 * text.length));
     for (let i = 0; i < text.length; i++) cells[i] = text.charCodeAt(i);
     this.cells = cells;
-    this.text = '';
+    this.parts = [];
+    this.skip = 0;
     return cells;
   }
 
@@ -187,7 +210,10 @@ export class LineCells {
     if (base <= this.base) return;
     const kept = Math.max(this.length - base, 0);
     if (this.cells === undefined) {
-      this.text = this.text.slice(this.text.length - kept);
+      // Drop whole runs below the new base; the first kept one may start below it.
+      let drop = this.skip + (this.length - this.base) - kept;
+      while (this.parts.length > 0 && (this.parts[0] as string).length <= drop) drop -= (this.parts.shift() as string).length;
+      this.skip = drop;
     } else if (kept > 0) {
       this.cells.copyWithin(0, base - this.base, this.length - this.base);
     }
@@ -201,7 +227,8 @@ export class LineCells {
   }
 
   private clearCells(): void {
-    this.text = '';
+    this.parts = [];
+    this.skip = 0;
     this.textHasPairs = false;
     this.base = 0;
     this.length = 0;
@@ -217,13 +244,25 @@ export class LineCells {
   }
 
   private unitAt(column: number): number {
-    return this.cells === undefined ? this.text.charCodeAt(column - this.base) : (this.cells[column - this.base] ?? 0);
+    if (this.cells !== undefined) return this.cells[column - this.base] ?? 0;
+    let at = column - this.base + this.skip;
+    for (const part of this.parts) {
+      if (at < part.length) return part.charCodeAt(at);
+      at -= part.length;
+    }
+    return NaN;
   }
 
   private render(): string {
     const start = this.visibleStart();
     if (start >= this.length) return '';
-    if (this.cells === undefined) return this.text.slice(start - this.base);
+    if (this.cells === undefined) {
+      const text = this.joinedText();
+      // Keep the joined runs: the next render, or a cut, starts from one string instead of many.
+      this.parts = [text];
+      this.skip = 0;
+      return text.slice(start - this.base);
+    }
     let text = '';
     for (let from = start - this.base, end = this.length - this.base; from < end; from += DECODE_SLICE) {
       const slice = this.cells.subarray(from, Math.min(from + DECODE_SLICE, end));

@@ -1,6 +1,17 @@
 import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_TERMINAL_DIMENSION } from '../limits.js';
 import { isHigh, isLow, LineCells } from './line-cells.js';
 
+/** Where a renderer puts the lines it completes. */
+export interface LineSink {
+  /** One completed line, as rendered. */
+  line(text: string): void;
+  /**
+   * `input.slice(from, to)` is whole plain lines, each ended by `\n` and within the line bound, that render
+   * exactly as written: one call for a run of them, so a sink can keep them without a string per line.
+   */
+  lines(input: string, from: number, to: number): void;
+}
+
 export interface LineRendererOptions {
   /** Longest line kept; a longer line keeps its newest tail. */
   readonly maxLineChars?: number;
@@ -92,20 +103,34 @@ export class LineRenderer {
 
   /** Feeds a chunk; returns the lines it completed, oldest first. */
   push(chunk: string): string[] {
+    const completed: string[] = [];
+    this.render(chunk, {
+      line: (text) => completed.push(text),
+      lines: (input, from, to) => {
+        for (let at = input.indexOf('\n', from); at !== -1 && at < to; at = input.indexOf('\n', from)) {
+          completed.push(input.slice(from, at));
+          from = at + 1;
+        }
+      },
+    });
+    return completed;
+  }
+
+  /** Feeds a chunk; hands the lines it completes to `sink`, oldest first. */
+  render(chunk: string, sink: LineSink): void {
     const input = this.pendingHigh + chunk;
     this.pendingHigh = '';
     const end = input.length;
-    const completed: string[] = [];
     // The next `\n` and the next other special unit at or after `i`, each still valid while it is >= i: found
-    // once, they serve every plain line before them, so a chunk of short lines costs one regex scan and a
-    // memchr per line rather than a regex call per line.
+    // once, they serve every plain line before them, so a chunk of plain lines costs one regex scan and goes
+    // to the sink as one run, not a string (or a regex call) per line.
     let lf = -1;
     let other = -1;
     let i = 0;
     while (i < end) {
       if (this.state !== State.Ground) {
         // false: the sequence took the char; true: the sequence is over and the char is text, read it again.
-        if (!this.consumeInSequence(input.charCodeAt(i), completed)) i++;
+        if (!this.consumeInSequence(input.charCodeAt(i), sink)) i++;
         continue;
       }
       if (lf < i) lf = indexOrEnd(input.indexOf('\n', i), end);
@@ -114,14 +139,24 @@ export class LineRenderer {
         // Whole plain lines on a fresh line: nothing to overwrite, pad or cut, so each is the line as written.
         // Taking one leaves the line fresh, so take all of them up to the next other special unit.
         const from = i;
+        if (lf < other) {
+          // Every whole line before the next other special unit, as one run: no line is longer than the run,
+          // so when the run is within the bound, so is each of its lines, and the sink splits it in one pass.
+          const last = input.lastIndexOf('\n', other - 1);
+          if (last - i <= this.line.maxChars) {
+            sink.lines(input, i, last + 1);
+            i = last + 1;
+            lf = indexOrEnd(input.indexOf('\n', i), end);
+          }
+        }
         while (lf < other && lf - i <= this.line.maxChars) {
-          completed.push(input.slice(i, lf));
+          sink.line(input.slice(i, lf));
           i = lf + 1;
           lf = indexOrEnd(input.indexOf('\n', i), end);
         }
         if (other + 1 === lf && lf < end && input.charCodeAt(other) === CR && other - i <= this.line.maxChars) {
           // `\r\n`: the `\r` only sends the cursor home first.
-          completed.push(input.slice(i, other));
+          sink.line(input.slice(i, other));
           i = lf + 1;
         }
         if (i > from) continue;
@@ -146,11 +181,10 @@ export class LineRenderer {
       } else if (isLow(unit)) {
         this.line.put(REPLACEMENT);
       } else {
-        this.ground(unit, completed);
+        this.ground(unit, sink);
       }
       i++;
     }
-    return completed;
   }
 
   /** The unterminated current line as it looks now (cached until it changes). */
@@ -175,7 +209,7 @@ export class LineRenderer {
 
   // ── Escape sequences ───────────────────────────────────────────────────────────────────────
 
-  private consumeInSequence(unit: number, completed: string[]): boolean {
+  private consumeInSequence(unit: number, sink: LineSink): boolean {
     if (++this.sequenceChars > this.maxSequenceChars) {
       this.state = State.Ground;
       return true;
@@ -205,7 +239,7 @@ export class LineRenderer {
       return true;
     }
     if (isC0(unit)) {
-      this.control(unit, completed);
+      this.control(unit, sink);
     } else if (this.state === State.Escape) {
       this.escape(unit);
     } else if (this.state === State.EscapeIntermediate) {
@@ -286,7 +320,7 @@ export class LineRenderer {
 
   // ── Text and controls ──────────────────────────────────────────────────────────────────────
 
-  private ground(unit: number, completed: string[]): void {
+  private ground(unit: number, sink: LineSink): void {
     switch (unit) {
       case ESC:
         this.enterEscape();
@@ -308,15 +342,15 @@ export class LineRenderer {
         return;
       default:
         // Only C0/C1 controls and DEL reach here: plain text is taken a run at a time.
-        this.control(unit, completed);
+        this.control(unit, sink);
     }
   }
 
   /** The controls that act on the line; every other C0/C1 control has no visible effect and is dropped. */
-  private control(unit: number, completed: string[]): void {
+  private control(unit: number, sink: LineSink): void {
     switch (unit) {
       case LF:
-        completed.push(this.line.take());
+        sink.line(this.line.take());
         return;
       case CR:
         this.line.carriageReturn();

@@ -1,5 +1,7 @@
-import { LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_RAW_CHARS } from '../limits.js';
+import { BUFFER_PIECE_CHARS, LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_RAW_CHARS } from '../limits.js';
 import { LineRenderer } from './line-renderer.js';
+import { LineStore } from './line-store.js';
+import { RawTail } from './raw-tail.js';
 
 export interface OutputBufferOptions {
   /** The bound on rendered lines: each line costs its length + 1 (its newline) + `lineOverheadChars`. */
@@ -10,6 +12,8 @@ export interface OutputBufferOptions {
   readonly maxRawChars?: number;
   /** Passed to the renderer: how long an unterminated escape sequence may run before it is abandoned. */
   readonly maxSequenceChars?: number;
+  /** Lines rendered one at a time are joined into one string once they hold this many characters. */
+  readonly pieceChars?: number;
 }
 
 export interface BufferLine {
@@ -35,118 +39,30 @@ function integerAtLeast(name: string, value: number, min: number): number {
   return value;
 }
 
-/** A power of two, so the ring can wrap with a mask. */
-const INITIAL_RING_CAPACITY = 16;
-
-/** Lines in a circular array: O(1) push and drop at either end, O(1) access by position. */
-class LineRing {
-  private items: (string | undefined)[] = new Array<string | undefined>(INITIAL_RING_CAPACITY);
-  private head = 0;
-  size = 0;
-
-  push(line: string): void {
-    if (this.size === this.items.length) this.resize(this.items.length * 2);
-    this.items[(this.head + this.size) & (this.items.length - 1)] = line;
-    this.size++;
-  }
-
-  shift(): string {
-    const line = this.at(0);
-    this.items[this.head] = undefined;
-    this.head = (this.head + 1) & (this.items.length - 1);
-    this.size--;
-    // Shrinking at a quarter (not a half) keeps a size hovering at a boundary from resizing on every call.
-    if (this.items.length > INITIAL_RING_CAPACITY && this.size < this.items.length / 4) this.resize(this.items.length / 2);
-    return line;
-  }
-
-  at(index: number): string {
-    return this.items[(this.head + index) & (this.items.length - 1)] ?? '';
-  }
-
-  private resize(capacity: number): void {
-    const items = new Array<string | undefined>(capacity);
-    for (let i = 0; i < this.size; i++) items[i] = this.at(i);
-    this.items = items;
-    this.head = 0;
-  }
-}
-
-const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
-const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
-
-/** A dropped head is compacted away once it is this long and the larger part of the array. */
-const TAIL_COMPACT_AT = 1_024;
-
-/**
- * The newest raw text, kept as the chunks it arrived in: an append copies nothing, and whole chunks are dropped
- * from the head while the rest still holds more than `max` characters, so it keeps at most `max` + one chunk.
- * (Concatenating and cutting the string instead copied the whole tail at every cut.) Reads join and return the
- * newest `max`, in O(max): only `raw` reads need it. Keeping one unit past `max` lets a read see whether its cut
- * went through a surrogate pair, whatever the chunks were.
- */
-class TextTail {
-  private chunks: string[] = [];
-  /** Index of the oldest kept chunk; the slots before it are dropped. */
-  private head = 0;
-  /** Characters in the kept chunks. */
-  private kept = 0;
-  total = 0;
-
-  constructor(private readonly max: number) {}
-
-  append(chunk: string): void {
-    this.total += chunk.length;
-    this.kept += chunk.length;
-    this.chunks.push(chunk);
-    while (this.head < this.chunks.length - 1) {
-      const first = this.chunks[this.head] ?? '';
-      if (this.kept - first.length <= this.max) break;
-      this.kept -= first.length;
-      // Release the chunk now, not at the next compaction.
-      this.chunks[this.head++] = '';
-    }
-    if (this.head >= TAIL_COMPACT_AT && this.head * 2 >= this.chunks.length) {
-      this.chunks = this.chunks.slice(this.head);
-      this.head = 0;
-    }
-  }
-
-  get length(): number {
-    return Math.min(this.kept, this.max);
-  }
-
-  read(): string {
-    const text = this.chunks.slice(this.head).join('');
-    if (text.length <= this.max) return text;
-    const cut = text.length - this.max;
-    // Never start on the second half of a surrogate pair the cut went through.
-    return isHighSurrogate(text.charCodeAt(cut - 1)) && isLowSurrogate(text.charCodeAt(cut)) ? text.slice(cut + 1) : text.slice(cut);
-  }
-}
-
 /**
  * A PTY's rolling output as the model reads it: rendered lines (see LineRenderer) with absolute line numbers,
  * bounded to `maxChars`, oldest lines dropped first, plus a bounded raw tail. The unterminated last line is
- * readable at any time and counts as a line once it is non-empty. Reads cost O(lines read), except the two that
- * hand out the whole buffer (`searchText`, `rawText`).
+ * readable at any time and counts as a line once it is non-empty.
+ *
+ * Ingest costs about one pass over each chunk: plain output (no control character but `\n`) is kept as the
+ * chunk itself with an index of line ends (LineStore), and a line becomes a string only when a read asks for
+ * it. Reads cost O(lines read), except the two that hand out the whole buffer (`searchText`, `rawText`).
  */
 export class OutputBuffer {
   private readonly maxChars: number;
   /** A line's cost beyond its characters: its newline plus the overhead. */
   private readonly lineExtra: number;
   private readonly renderer: LineRenderer;
-  private readonly lines = new LineRing();
-  private readonly raw: TextTail;
-  /** Cost of the completed retained lines, newlines and overhead included. */
-  private completedChars = 0;
-  private dropped = 0;
+  private readonly store: LineStore;
+  private readonly raw: RawTail;
 
   constructor(options: OutputBufferOptions = {}) {
-    this.lineExtra = 1 + integerAtLeast('lineOverheadChars', options.lineOverheadChars ?? LINE_OVERHEAD_CHARS, 0);
+    const overhead = integerAtLeast('lineOverheadChars', options.lineOverheadChars ?? LINE_OVERHEAD_CHARS, 0);
+    this.lineExtra = 1 + overhead;
     // Room for one line of one character at least.
     this.maxChars = integerAtLeast('maxChars', options.maxChars ?? MAX_BUFFER_CHARS, 1 + this.lineExtra);
-    this.raw = new TextTail(integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1));
+    this.raw = new RawTail(integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1));
+    this.store = new LineStore({ maxChars: this.maxChars, overhead, pieceChars: integerAtLeast('pieceChars', options.pieceChars ?? BUFFER_PIECE_CHARS, 1) });
     // A longest line plus its newline and overhead always fits, so one line can never evict itself.
     this.renderer = new LineRenderer({
       maxLineChars: this.maxChars - this.lineExtra,
@@ -157,31 +73,42 @@ export class OutputBuffer {
   append(chunk: string): void {
     if (chunk === '') return;
     this.raw.append(chunk);
-    for (const line of this.renderer.push(chunk)) {
-      this.lines.push(line);
-      this.completedChars += line.length + this.lineExtra;
-      // Evict as lines arrive so a huge chunk never holds more than the bound in the ring.
-      while (this.completedChars > this.maxChars) this.dropOldest();
-    }
-    while (this.lines.size > 0 && this.completedChars + this.partialChars() > this.maxChars) this.dropOldest();
+    // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
+    this.renderer.render(chunk, this.store);
+    this.store.fit(this.partialChars());
   }
 
   /** Absolute number of the oldest retained line (one past the last line when nothing is retained). */
   get firstLine(): number {
-    return this.dropped + 1;
+    return this.store.dropped + 1;
   }
 
   get droppedLines(): number {
-    return this.dropped;
+    return this.store.dropped;
   }
 
   get retainedLines(): number {
-    return this.lines.size + (this.hasPartial() ? 1 : 0);
+    return this.store.size + (this.hasPartial() ? 1 : 0);
   }
 
   /** Every line ever printed, the non-empty unterminated last line included. */
   get totalLines(): number {
-    return this.dropped + this.retainedLines;
+    return this.store.dropped + this.retainedLines;
+  }
+
+  /** Finished (newline-terminated) lines ever printed, dropped ones included: the unfinished line is number completedLines + 1. */
+  get completedLines(): number {
+    return this.store.dropped + this.store.size;
+  }
+
+  /** The unfinished last line as rendered ('' when there is none). */
+  partialLine(): string {
+    return this.hasPartial() ? this.renderer.partial() : '';
+  }
+
+  /** Characters of raw output ever appended: the absolute raw offset of the end. */
+  get totalRawChars(): number {
+    return this.raw.total;
   }
 
   /** Up to `limit` lines starting at `offset` (0-based over the retained lines); past the end gives none. */
@@ -192,6 +119,16 @@ export class OutputBuffer {
     const page: BufferLine[] = [];
     for (let index = offset; index < end; index++) page.push({ lineNumber: this.firstLine + index, text: this.lineAt(index) });
     return page;
+  }
+
+  /**
+   * Up to `limit` retained lines numbered `lineNumber` or later (from the oldest retained one when `lineNumber`
+   * is older), the non-empty unfinished line last. Costs O(lines returned).
+   */
+  linesFrom(lineNumber: number, limit: number): BufferLine[] {
+    if (!Number.isSafeInteger(lineNumber)) throw new RangeError(`lineNumber must be an integer, got ${lineNumber}`);
+    integerAtLeast('limit', limit, 0);
+    return this.page(Math.max(lineNumber, this.firstLine) - this.firstLine, limit);
   }
 
   /** The newest `limit` lines. */
@@ -205,13 +142,8 @@ export class OutputBuffer {
    * grep's 1-based line n is absolute line `firstLine + n - 1`.
    */
   searchText(): { text: string; firstLine: number } {
-    // Appending to a string (a rope, flattened once when written out) takes about half the time of
-    // collecting the parts and joining them (V8's join), for 10,000 lines ~1.5 ms instead of ~3.
-    let text = '';
-    for (let index = 0, retained = this.retainedLines; index < retained; index++) {
-      text += this.lineAt(index);
-      text += '\n';
-    }
+    let text = this.store.joined();
+    if (this.hasPartial()) text += `${this.renderer.partial()}\n`;
     return { text, firstLine: this.firstLine };
   }
 
@@ -226,7 +158,17 @@ export class OutputBuffer {
 
   /** The newest raw output, escape sequences and carriage returns untouched. */
   rawText(): string {
-    return this.raw.read();
+    return this.raw.since(0).text;
+  }
+
+  /**
+   * The kept raw text from absolute raw offset `offset` (see `totalRawChars`) to the end; when `offset` is older
+   * than what is kept, from the oldest kept character, and `from > offset` then says output was lost. An offset
+   * past the end reads nothing, from the end (helper D's screen relies on that).
+   */
+  rawSince(offset: number): { text: string; from: number } {
+    integerAtLeast('offset', offset, 0);
+    return this.raw.since(Math.min(offset, this.raw.total));
   }
 
   stats(): BufferStats {
@@ -234,15 +176,15 @@ export class OutputBuffer {
       firstLine: this.firstLine,
       totalLines: this.totalLines,
       retainedLines: this.retainedLines,
-      droppedLines: this.dropped,
-      retainedChars: this.completedChars + this.partialChars(),
+      droppedLines: this.store.dropped,
+      retainedChars: this.store.chars + this.partialChars(),
       rawChars: this.raw.length,
       totalRawChars: this.raw.total,
     };
   }
 
   private lineAt(index: number): string {
-    return index < this.lines.size ? this.lines.at(index) : this.renderer.partial();
+    return index < this.store.size ? this.store.text(this.store.dropped + index) : this.renderer.partial();
   }
 
   private hasPartial(): boolean {
@@ -252,10 +194,5 @@ export class OutputBuffer {
   private partialChars(): number {
     const length = this.renderer.partialLength;
     return length > 0 ? length + this.lineExtra : 0;
-  }
-
-  private dropOldest(): void {
-    this.completedChars -= this.lines.shift().length + this.lineExtra;
-    this.dropped++;
   }
 }

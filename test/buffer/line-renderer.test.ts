@@ -188,6 +188,18 @@ describe('LineRenderer', () => {
       expect(renderer.partial()).toBe(' '.repeat(MAX_TERMINAL_DIMENSION - 1) + '!y');
     });
 
+    it('keeps exactly the newest columns of a line appended in any pieces, cut many times over, never half a pair', () => {
+      const text = fc.array(fc.constantFrom('a', 'b', '😀', 'xyz'), { minLength: 1, maxLength: 120 }).map((parts) => parts.join(''));
+      fc.assert(
+        fc.property(text, fc.array(fc.nat(), { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (line, at, maxLineChars) => {
+          let start = Math.max(line.length - maxLineChars, 0);
+          if (/[\udc00-\udfff]/.test(line.charAt(start))) start++;
+          expect(render(split(line, at), { maxLineChars }).partial).toBe(line.slice(start));
+        }),
+        { numRuns: 1_000 },
+      );
+    });
+
     it('rejects bounds that are not positive integers', () => {
       expect(() => new LineRenderer({ maxLineChars: 0 })).toThrow(RangeError);
       expect(() => new LineRenderer({ maxSequenceChars: 1.5 })).toThrow(RangeError);

@@ -1,0 +1,264 @@
+import type { LineSink } from './line-renderer.js';
+import { OffsetRing } from './offset-ring.js';
+
+/** Lines per index entry of a plain run: a lookup scans at most this many lines, with indexOf (a memchr). */
+const GROUP_LINES = 64;
+/**
+ * GROUP_LINES whole lines at once, matched in the regex engine's native code: a run of short lines is counted
+ * without a JS call or a string per line (a loop over the characters in JS costs several times more).
+ */
+const LINE_GROUP = new RegExp(`(?:[^\\n]*\\n){${GROUP_LINES}}`, 'y');
+/** A run whose first line is shorter than this is grouped by LINE_GROUP; longer lines are found with indexOf. */
+const SHORT_LINE_CHARS = 64;
+/** A dropped head is compacted away once it is this long and the larger part of the array. */
+const COMPACT_AT = 256;
+
+/** Whole lines, each ended by `\n`, starting at absolute offset `start` of the stored text. */
+interface Piece {
+  readonly text: string;
+  readonly start: number;
+}
+
+export interface LineStoreOptions {
+  /** The bound: each retained line costs its length + 1 (its newline) + `overhead`. */
+  readonly maxChars: number;
+  readonly overhead: number;
+  /** Lines that arrive one by one are joined into one piece once they hold this many characters. */
+  readonly pieceChars: number;
+}
+
+/**
+ * The completed lines of a PTY, kept as few large strings ("pieces") with a compact index. A run of plain lines
+ * is stored as the very string it arrived in (the raw tail holds the same one); it is counted in groups of
+ * GROUP_LINES lines by one native regex match each, and the index keeps only where each group ends (its offset
+ * and its absolute line count, in two typed arrays). A line string exists only while a read asks for it: the
+ * read finds the line's group and scans to it with indexOf. Lines rendered one at a time (escapes, `\r`) are an
+ * index group each and gather in an open piece that is joined once it holds `pieceChars`. Neither lines nor
+ * groups span pieces.
+ *
+ * Offsets count the stored text: every line its characters and its `\n`, from 0 for the first line ever. The
+ * oldest lines are dropped first, exactly line by line as the bound counts them (whole groups at once when the
+ * group is all to go); a piece goes once all its lines have, so the store holds at most one piece and one open
+ * piece beyond the bound.
+ */
+export class LineStore implements LineSink {
+  /** The end offset (one past the last `\n`) of each group of retained lines, oldest first. */
+  private readonly groupEnds = new OffsetRing();
+  /** The absolute line count at the end of each group: group g holds lines groupLines[g-1] .. groupLines[g] - 1. */
+  private readonly groupLines = new OffsetRing();
+  private pieces: (Piece | undefined)[] = [];
+  private pieceHead = 0;
+  /** Where the last lookup found its line: reads go line by line, so the next one is mostly in the same piece. */
+  private lastPiece = 0;
+  /** Lines rendered one at a time and not yet joined into a piece, from absolute index `openFirst`. */
+  private readonly open: string[] = [];
+  private openFirst = 0;
+  private openStart = 0;
+  private openChars = 0;
+  /** Where the line after the last one read starts (valid while it is retained): reads go forward. */
+  private cursorLine = -1;
+  private cursorStart = 0;
+  /** Start of the oldest retained line. */
+  private firstStart = 0;
+  /** End of the newest line. */
+  private end = 0;
+  /** Lines ever completed. */
+  private total = 0;
+  /** Cost of the retained lines, as the bound counts it. */
+  chars = 0;
+  dropped = 0;
+
+  constructor(private readonly options: LineStoreOptions) {}
+
+  get size(): number {
+    return this.total - this.dropped;
+  }
+
+  line(text: string): void {
+    if (this.open.length === 0) {
+      this.openFirst = this.total;
+      this.openStart = this.end;
+    }
+    this.open.push(text);
+    this.openChars += text.length + 1;
+    this.addGroup(this.end + text.length + 1, 1);
+    this.dropOver(0, 1);
+    if (this.openChars >= this.options.pieceChars) this.seal();
+  }
+
+  lines(input: string, from: number, to: number): void {
+    this.seal();
+    const text = from === 0 && to === input.length ? input : input.slice(from, to);
+    const start = this.end;
+    this.pieces.push({ text, start });
+    let at = 0;
+    if (text.indexOf('\n') < SHORT_LINE_CHARS) {
+      LINE_GROUP.lastIndex = 0;
+      while (LINE_GROUP.test(text)) {
+        at = LINE_GROUP.lastIndex;
+        this.addGroup(start + at, GROUP_LINES);
+      }
+    }
+    let count = 0;
+    for (let lf = text.indexOf('\n', at); lf !== -1; lf = text.indexOf('\n', lf + 1)) {
+      if (++count === GROUP_LINES) {
+        this.addGroup(start + lf + 1, count);
+        count = 0;
+      }
+    }
+    // The run ends with a `\n`, so the rest is whole lines.
+    if (count > 0) this.addGroup(start + text.length, count);
+    // Dropping once per run, not per group, finds the cut line by line in one group only (the others go whole).
+    this.dropOver(0, 1);
+    this.releasePieces();
+  }
+
+  /** Drops the oldest lines until the retained ones and `reserve` (the unfinished line's cost) fit the bound. */
+  fit(reserve: number): void {
+    this.dropOver(reserve, 0);
+    this.releasePieces();
+  }
+
+  /** Characters the store holds, retained or not yet released (for tests of its bound): O(pieces). */
+  get heldChars(): number {
+    let held = this.openChars;
+    for (let p = this.pieceHead; p < this.pieces.length; p++) held += (this.pieces[p] as Piece).text.length;
+    return held;
+  }
+
+  /** The retained line with absolute 0-based index `n` (from `dropped` to `dropped + size - 1`). */
+  text(n: number): string {
+    if (this.open.length > 0 && n >= this.openFirst) return this.open[n - this.openFirst] as string;
+    let start: number;
+    if (n === this.cursorLine && n > this.dropped) {
+      start = this.cursorStart;
+    } else if (n === this.dropped) {
+      start = this.firstStart;
+    } else {
+      const group = this.groupOf(n);
+      start = group === 0 ? this.firstStart : this.groupEnds.at(group - 1);
+      const piece = this.pieceAt(start);
+      for (let line = group === 0 ? this.dropped : this.groupLines.at(group - 1); line < n; line++) {
+        start = piece.start + piece.text.indexOf('\n', start - piece.start) + 1;
+      }
+    }
+    const piece = this.pieceAt(start);
+    const from = start - piece.start;
+    const to = piece.text.indexOf('\n', from);
+    this.cursorLine = n + 1;
+    this.cursorStart = piece.start + to + 1;
+    return piece.text.slice(from, to);
+  }
+
+  /** Every retained line, each ended by `\n`: slices of the pieces, not a string per line. */
+  joined(): string {
+    let text = '';
+    if (this.size === 0) return text;
+    for (let p = this.pieceIndex(this.firstStart); p >= 0 && p < this.pieces.length; p++) {
+      const piece = this.pieces[p] as Piece;
+      text += piece.start < this.firstStart ? piece.text.slice(this.firstStart - piece.start) : piece.text;
+    }
+    for (let n = Math.max(this.openFirst, this.dropped); n - this.openFirst < this.open.length; n++) {
+      text += this.open[n - this.openFirst] as string;
+      text += '\n';
+    }
+    return text;
+  }
+
+  private addGroup(end: number, count: number): void {
+    this.total += count;
+    this.groupEnds.push(end);
+    this.groupLines.push(this.total);
+    this.chars += end - this.end + count * this.options.overhead;
+    this.end = end;
+    // A huge run is indexed past the bound at most twice over before its oldest lines go. (Every line fits the
+    // bound alone, so keeping the newest one never breaks it.)
+    if (this.chars > 2 * this.options.maxChars) this.dropOver(0, 1);
+  }
+
+  /**
+   * Drops the oldest lines while the retained ones and `reserve` exceed the bound, keeping the newest `keep`:
+   * a whole group at once when all of it has to go, else line by line within it.
+   */
+  private dropOver(reserve: number, keep: number): void {
+    const max = this.options.maxChars - reserve;
+    const overhead = this.options.overhead;
+    while (this.chars > max && this.size > keep) {
+      const groupEnd = this.groupEnds.at(0);
+      const groupLineEnd = this.groupLines.at(0);
+      const lines = groupLineEnd - this.dropped;
+      const cost = groupEnd - this.firstStart + lines * overhead;
+      if (lines === 1 || (this.chars - cost >= max && this.size - lines >= keep)) {
+        this.chars -= cost;
+        this.firstStart = groupEnd;
+        this.dropped = groupLineEnd;
+        this.groupEnds.drop(1);
+        this.groupLines.drop(1);
+        continue;
+      }
+      // Groups of more than one line are runs, which are in pieces from the start.
+      const piece = this.pieceAt(this.firstStart);
+      const lineEnd = piece.start + piece.text.indexOf('\n', this.firstStart - piece.start) + 1;
+      this.chars -= lineEnd - this.firstStart + overhead;
+      this.firstStart = lineEnd;
+      this.dropped++;
+    }
+  }
+
+  private seal(): void {
+    if (this.open.length === 0) return;
+    // The empty last element gives the last line its `\n` without a concatenation (which would make a rope).
+    this.open.push('');
+    const text = this.open.join('\n');
+    this.open.length = 0;
+    this.openChars = 0;
+    if (this.openStart + text.length > this.firstStart) this.pieces.push({ text, start: this.openStart });
+  }
+
+  private releasePieces(): void {
+    while (this.pieceHead < this.pieces.length) {
+      const piece = this.pieces[this.pieceHead] as Piece;
+      if (piece.start + piece.text.length > this.firstStart) break;
+      this.pieces[this.pieceHead++] = undefined;
+    }
+    if (this.pieceHead >= COMPACT_AT && this.pieceHead * 2 >= this.pieces.length) {
+      this.pieces = this.pieces.slice(this.pieceHead);
+      this.lastPiece = Math.max(this.lastPiece - this.pieceHead, 0);
+      this.pieceHead = 0;
+    }
+  }
+
+  /** The group holding absolute line `n`: the first whose line count passes it (binary search). */
+  private groupOf(n: number): number {
+    let low = 0;
+    let high = this.groupLines.size - 1;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.groupLines.at(mid) > n) high = mid;
+      else low = mid + 1;
+    }
+    return low;
+  }
+
+  private pieceAt(offset: number): Piece {
+    return this.pieces[this.pieceIndex(offset)] as Piece;
+  }
+
+  /** Index of the piece holding `offset` (-1 if none): the last one found or its successor, else a binary search. */
+  private pieceIndex(offset: number): number {
+    for (let p = Math.max(this.lastPiece, this.pieceHead); p <= this.lastPiece + 1 && p < this.pieces.length; p++) {
+      const piece = this.pieces[p] as Piece;
+      if (piece.start <= offset && offset < piece.start + piece.text.length) return (this.lastPiece = p);
+    }
+    let low = this.pieceHead;
+    let high = this.pieces.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      const piece = this.pieces[mid] as Piece;
+      if (offset < piece.start) high = mid - 1;
+      else if (offset >= piece.start + piece.text.length) low = mid + 1;
+      else return (this.lastPiece = mid);
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,75 @@
+import { isHigh, isLow } from './line-cells.js';
+
+/** A dropped head is compacted away once it is this long and the larger part of the array. */
+const COMPACT_AT = 1_024;
+
+/**
+ * The newest raw text, kept as the chunks it arrived in: an append copies nothing, and whole chunks are dropped
+ * from the head while the rest still holds more than `max` characters, so it keeps at most `max` + one chunk.
+ * (Concatenating and cutting the string instead copied the whole tail at every cut.) Reads join the chunks they
+ * need: O(what they return). Keeping one unit past `max` lets a read see whether its cut went through a
+ * surrogate pair, whatever the chunks were.
+ *
+ * Offsets are absolute: 0 is the first character the PTY ever wrote, `total` the end of the newest.
+ */
+export class RawTail {
+  private chunks: string[] = [];
+  /** Index of the oldest kept chunk; the slots before it are dropped. */
+  private head = 0;
+  /** Characters in the kept chunks. */
+  private kept = 0;
+  /** Characters ever appended: the absolute offset of the end. */
+  total = 0;
+
+  constructor(private readonly max: number) {}
+
+  append(chunk: string): void {
+    this.total += chunk.length;
+    this.kept += chunk.length;
+    this.chunks.push(chunk);
+    while (this.head < this.chunks.length - 1) {
+      const first = this.chunks[this.head] as string;
+      if (this.kept - first.length <= this.max) break;
+      this.kept -= first.length;
+      // Release the chunk now, not at the next compaction.
+      this.chunks[this.head++] = '';
+    }
+    if (this.head >= COMPACT_AT && this.head * 2 >= this.chunks.length) {
+      this.chunks = this.chunks.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Characters a read can return: the newest `max` at most. */
+  get length(): number {
+    return this.total - this.oldest();
+  }
+
+  /**
+   * The kept text from absolute offset `offset` to the end; when `offset` is older than what is kept, from the
+   * oldest kept character, and then `from > offset` says output was lost in between.
+   */
+  since(offset: number): { text: string; from: number } {
+    const from = Math.max(offset, this.oldest());
+    let start = this.total;
+    let index = this.chunks.length;
+    while (index > this.head && start > from) start -= (this.chunks[--index] as string).length;
+    const parts = this.chunks.slice(index);
+    return { text: (parts.length === 1 ? (parts[0] as string) : parts.join('')).slice(from - start), from };
+  }
+
+  /**
+   * Where reads start: the newest `max` characters, never on the second half of a surrogate pair the cut went
+   * through. The drop loop leaves the cut inside the oldest kept chunk, so that is the only chunk to look at.
+   */
+  private oldest(): number {
+    const keptStart = this.total - this.kept;
+    if (this.kept <= this.max) return keptStart;
+    const cut = this.total - this.max;
+    const first = this.chunks[this.head] as string;
+    const at = cut - keptStart;
+    // The cut may fall exactly at the end of the oldest chunk, when the next one holds the unit after it.
+    const after = at < first.length ? first.charCodeAt(at) : (this.chunks[this.head + 1] ?? '').charCodeAt(0);
+    return isHigh(first.charCodeAt(at - 1)) && isLow(after) ? cut + 1 : cut;
+  }
+}
