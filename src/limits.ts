@@ -81,6 +81,19 @@ export const TERMINATE_POLL_MS = 25;
 export const SCRIPT_EXIT_BACKSTOP_MS = 1_000;
 /** The whole termination, KILL sweeps included, never takes longer than this. */
 export const TERMINATE_TIMEOUT_MS = 10_000;
+/**
+ * Scans in one freeze round of a sweep: SIGSTOP every group and member, rescan, until a scan finds no member still
+ * running and none new (usually 2-3 scans). Past this many the round KILLs what it has and the next tick goes on.
+ */
+export const MAX_FREEZE_SCANS = 20;
+/** Members of a PTY's session listed by pid and command (lingering members, survivors); the count is always exact. */
+export const MAX_LISTED_MEMBERS = 10;
+/** Characters of a member's command line shown in such a list. */
+export const MAX_MEMBER_COMMAND_CHARS = 200;
+/** How often the known lingering members of an exited PTY are checked (one /proc/PID/stat read each). */
+export const LINGER_POLL_MS = 500;
+/** How often a lingering PTY's session gets a full /proc scan (new members made by lingering ones are found then). */
+export const LINGER_FULL_SCAN_MS = 5_000;
 /** How long after spawn we look for script's child (the PTY session leader). */
 export const SESSION_LEADER_LOOKUP_MS = 3_000;
 export const SESSION_LEADER_POLL_MS = 2;

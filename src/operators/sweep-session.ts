@@ -1,0 +1,133 @@
+import { defer, filter, map, Observable, of, SchedulerLike, take, timeout, timer } from 'rxjs';
+
+export type SweepSignal = 'SIGTERM' | 'SIGCONT' | 'SIGSTOP' | 'SIGKILL';
+
+/** A live (non-zombie) process of the PTY's terminal session, as one scan saw it. */
+export interface ScannedMember {
+  readonly pid: number;
+  /** Its process group: every group seen in a scan is signalled as a whole. */
+  readonly pgrp: number;
+  /** /proc state letter: T/t is stopped. */
+  readonly state: string;
+}
+
+/** The OS side of a sweep, injectable so the rules are marble-tested in virtual time. */
+export interface SessionSweeper {
+  /** Every live member of the terminal session now (a full scan). */
+  scan(): readonly ScannedMember[];
+  /** Signals one process; one already gone is not an error. */
+  signal(pid: number, signal: SweepSignal): void;
+  /** Signals a whole process group (kill(-pgid)): atomic with respect to fork, which a per-pid signal is not. */
+  signalGroup(pgid: number, signal: SweepSignal): void;
+  /**
+   * Called after each KILL round and when a frozen sweep ends: wakes what outside the session the freeze stopped.
+   * `script` stops ITSELF when its child (the session leader) is stopped (util-linux's job-control callback), and a
+   * stopped `script` never exits; it must get SIGCONT once the leader is killed.
+   */
+  resumeOutsiders(): void;
+}
+
+export interface SweepOptions {
+  /** Between TERM and the freeze. */
+  readonly graceMs: number;
+  readonly pollMs: number;
+  /** The whole sweep; past it the members still there are reported as survivors. */
+  readonly boundMs: number;
+  readonly maxFreezeScans: number;
+  readonly scheduler?: SchedulerLike;
+}
+
+export interface SweepReport {
+  /** Processes that got TERM (the first scan and any found during the grace period). */
+  readonly termed: number;
+  /** The grace period passed with members left: they were frozen and KILLed. */
+  readonly escalated: boolean;
+  /** Members still in the session when the bound passed (empty when the sweep emptied the session). */
+  readonly survivors: readonly ScannedMember[];
+}
+
+const isStopped = (state: string) => state === 'T' || state === 't';
+
+/**
+ * Ends every process of a PTY's terminal session so that forking cannot outrun it.
+ *
+ * TERM + CONT to every member and to every process group seen (a stopped job must wake to see TERM), re-scanning
+ * every `pollMs` and TERMing newcomers. When `graceMs` passes with members left, FREEZE: SIGSTOP every group and
+ * member and rescan until a scan finds every member stopped and no new one, then SIGKILL them all, groups too;
+ * repeat each tick until a scan finds the session empty. A signal sent to a group is pending for every member at
+ * once and aborts a fork in progress, so a fork-and-exit worm (a new pid every millisecond, each younger than
+ * one scan) is stopped whole and cannot slip a child past the KILL. `setsid` leaves the session and is the one
+ * escape. Groups are only signalled as seen in the current scan (a group id is a pid and could be reused).
+ * Emits one report and completes, within `boundMs`.
+ *
+ * @example
+ * sweepSession(procSweeper(terminalSid, scriptStart), { graceMs: 2000, pollMs: 25, boundMs: 10_000, maxFreezeScans: 20 })
+ */
+export function sweepSession(sweeper: SessionSweeper, options: SweepOptions): Observable<SweepReport> {
+  const { graceMs, pollMs, boundMs, maxFreezeScans, scheduler } = options;
+  return defer(() => {
+    const first = sweeper.scan();
+    if (first.length === 0) return of<SweepReport>({ termed: 0, escalated: false, survivors: [] });
+    const termed = new Set<number>();
+    const terminate = (members: readonly ScannedMember[]) => {
+      for (const pgrp of groupsOf(members)) {
+        sweeper.signalGroup(pgrp, 'SIGTERM');
+        sweeper.signalGroup(pgrp, 'SIGCONT');
+      }
+      for (const m of members) {
+        if (termed.has(m.pid)) continue;
+        termed.add(m.pid);
+        sweeper.signal(m.pid, 'SIGTERM');
+        sweeper.signal(m.pid, 'SIGCONT');
+      }
+    };
+    terminate(first);
+    const done = (escalated: boolean, survivors: readonly ScannedMember[]): SweepReport => ({ termed: termed.size, escalated, survivors });
+
+    const polite$ = timer(pollMs, pollMs, scheduler).pipe(
+      map(() => sweeper.scan()),
+      filter((members) => {
+        terminate(members);
+        return members.length === 0;
+      }),
+      take(1),
+      map(() => done(false, [])),
+    );
+    const freeze$ = timer(0, pollMs, scheduler).pipe(
+      map(() => sweeper.scan()),
+      filter((members) => {
+        if (members.length > 0) freezeAndKill(sweeper, members, maxFreezeScans);
+        sweeper.resumeOutsiders();
+        return members.length === 0;
+      }),
+      take(1),
+      map(() => done(true, [])),
+    );
+    return polite$.pipe(
+      timeout({ first: graceMs, with: () => freeze$, ...(scheduler ? { scheduler } : {}) }),
+      timeout({ first: boundMs, with: () => of(done(true, sweeper.scan())), ...(scheduler ? { scheduler } : {}) }),
+    );
+  });
+}
+
+/** One freeze round: stop everything until a scan shows all stopped and nothing new, then KILL all of it. */
+function freezeAndKill(sweeper: SessionSweeper, found: readonly ScannedMember[], maxScans: number): void {
+  let members = found;
+  let previous = new Set<number>();
+  for (let scan = 0; scan < maxScans; scan++) {
+    for (const pgrp of groupsOf(members)) sweeper.signalGroup(pgrp, 'SIGSTOP');
+    for (const m of members) sweeper.signal(m.pid, 'SIGSTOP');
+    const settled = members.every((m) => isStopped(m.state) && previous.has(m.pid));
+    if (settled) break;
+    previous = new Set(members.map((m) => m.pid));
+    members = sweeper.scan();
+    if (members.length === 0) return;
+  }
+  // Settled, or out of scans: KILL what this round holds; the next tick's scan finds anything it missed.
+  for (const pgrp of groupsOf(members)) sweeper.signalGroup(pgrp, 'SIGKILL');
+  for (const m of members) sweeper.signal(m.pid, 'SIGKILL');
+}
+
+function groupsOf(members: readonly ScannedMember[]): Set<number> {
+  return new Set(members.map((m) => m.pgrp));
+}
