@@ -90,6 +90,12 @@ export const MAX_FREEZE_SCANS = 20;
 export const MAX_LISTED_MEMBERS = 10;
 /** Characters of a member's command line shown in such a list. */
 export const MAX_MEMBER_COMMAND_CHARS = 200;
+/**
+ * A session scan re-reads /proc/PID/stat only for pids new since the previous scan (and members); a pid listed in
+ * both is the same process, since the kernel hands pids out cyclically and cannot wrap around in this time. Past
+ * it, the next scan reads everything again.
+ */
+export const SCAN_CACHE_MAX_AGE_MS = 1_000;
 /** How often the known lingering members of an exited PTY are checked (one /proc/PID/stat read each). */
 export const LINGER_POLL_MS = 500;
 /** How often a lingering PTY's session gets a full /proc scan (new members made by lingering ones are found then). */

@@ -24,7 +24,7 @@ const CLOSE_INHERITED_FDS = `for f in /proc/$$/fd/*; do n=\${f##*/}; if [ "$n" -
 
 /**
  * The `-c` string `script` gives to its shell (bash, through SHELL): read the argv from fd 3 until the host closes
- * it, close fd 3 (the program sees only 0, 1, 2), size the terminal (it starts at 0×0 when our stdin is a pipe),
+ * its end, write back its own pid (the terminal's session id), close fd 3 (the program sees only 0, 1, 2), size the terminal (it starts at 0×0 when our stdin is a pipe),
  * turn off onlcr (line-heavy output is ~20× faster without the \n→\r\n rewrite; the renderer resolves any \r a
  * program writes itself), then `exec` the program, with the fixed environment's SHELL again, so that it becomes
  * the PTY's session leader. Nothing the model sent is ever parsed by a shell.
@@ -32,7 +32,10 @@ const CLOSE_INHERITED_FDS = `for f in /proc/$$/fd/*; do n=\${f##*/}; if [ "$n" -
 export function wrapperCommand(rows: number, cols: number): string {
   return [
     `mapfile -t -d '' -u ${ARGV_FD} argv`,
-    `exec ${ARGV_FD}<&-`,
+    // The shell is the session leader already (script's child called setsid and exec'd it), and the program will
+    // keep its pid: telling it now makes the terminal session known before the program runs, however briefly.
+    `printf '%d\\n' "$$" >&${ARGV_FD}`,
+    `exec ${ARGV_FD}>&-`,
     `(( \${#argv[@]} > 0 )) || exit 127`,
     `${STTY_PATH} rows ${rows} cols ${cols} -onlcr`,
     `SHELL=${WRAPPER_SHELL_PATH} exec -- "\${argv[@]}"`,

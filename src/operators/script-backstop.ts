@@ -1,4 +1,15 @@
-import { first, map, Observable, of, OperatorFunction, SchedulerLike, switchMap, timeout } from 'rxjs';
+import { first, ignoreElements, map, merge, Observable, of, OperatorFunction, SchedulerLike, switchMap, take, tap, timeout, timer } from 'rxjs';
+
+export interface BackstopOptions {
+  readonly backstopMs: number;
+  /**
+   * Called at once and every `nudgeMs` while waiting: wakes a `script` that stopped itself (it does when its child,
+   * the session leader, is stopped by a freeze, and a stopped script never exits).
+   */
+  readonly nudge: () => void;
+  readonly nudgeMs: number;
+  readonly scheduler?: SchedulerLike;
+}
 
 /**
  * After a sweep, `script` exits by itself once its session is empty (with 128+n); this waits for that for at most
@@ -6,19 +17,19 @@ import { first, map, Observable, of, OperatorFunction, SchedulerLike, switchMap,
  * whether it had to.
  *
  * @example
- * sweepSession(sweeper, options).pipe(scriptBackstop(exited$, () => kill(scriptPid, 'SIGKILL'), 1_000))
+ * sweepSession(sweeper, options).pipe(scriptBackstop(exited$, () => kill(scriptPid, 'SIGKILL'), { backstopMs: 1_000, nudge, nudgeMs: 25 }))
  */
 export function scriptBackstop<R extends object>(
   exited$: Observable<unknown>,
   killScript: () => void,
-  backstopMs: number,
-  scheduler?: SchedulerLike,
+  options: BackstopOptions,
 ): OperatorFunction<R, R & { readonly scriptKilled: boolean }> {
+  const { backstopMs, nudge, nudgeMs, scheduler } = options;
   return (source) =>
     source.pipe(
       switchMap((report) =>
-        exited$.pipe(
-          first(),
+        merge(timer(0, nudgeMs, scheduler).pipe(tap(nudge), ignoreElements()), exited$.pipe(first())).pipe(
+          take(1),
           map(() => ({ ...report, scriptKilled: false })),
           timeout({
             first: backstopMs,

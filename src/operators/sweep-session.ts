@@ -28,6 +28,8 @@ export interface SessionSweeper {
 }
 
 export interface SweepOptions {
+  /** Groups known before any scan: the session leader's own (its pgid is the sid). */
+  readonly knownGroups: readonly number[];
   /** Between TERM and the freeze. */
   readonly graceMs: number;
   readonly pollMs: number;
@@ -66,14 +68,34 @@ const isStopped = (state: string) => state === 'T' || state === 't';
 export function sweepSession(sweeper: SessionSweeper, options: SweepOptions): Observable<SweepReport> {
   const { graceMs, pollMs, boundMs, maxFreezeScans, scheduler } = options;
   return defer(() => {
-    const first = sweeper.scan();
+    // Every group ever seen in the session: a member the scans missed is still in one of them.
+    const groups = new Set(options.knownGroups);
+    const scan = () => {
+      const members = sweeper.scan();
+      for (const m of members) groups.add(m.pgrp);
+      return members;
+    };
+    const signalGroups = (signal: SweepSignal) => {
+      for (const pgrp of groups) sweeper.signalGroup(pgrp, signal);
+    };
+    /**
+     * A scan can miss a process that forks and exits faster than /proc is read. Only a scan made while every
+     * known group is stopped is trusted to say "empty"; the groups are then continued.
+     */
+    const frozenScan = () => {
+      signalGroups('SIGSTOP');
+      const members = scan();
+      signalGroups('SIGCONT');
+      sweeper.resumeOutsiders();
+      return members;
+    };
+    let first = scan();
+    if (first.length === 0) first = frozenScan();
     if (first.length === 0) return of<SweepReport>({ termed: 0, escalated: false, survivors: [] });
     const termed = new Set<number>();
     const terminate = (members: readonly ScannedMember[]) => {
-      for (const pgrp of groupsOf(members)) {
-        sweeper.signalGroup(pgrp, 'SIGTERM');
-        sweeper.signalGroup(pgrp, 'SIGCONT');
-      }
+      signalGroups('SIGTERM');
+      signalGroups('SIGCONT');
       for (const m of members) {
         if (termed.has(m.pid)) continue;
         termed.add(m.pid);
@@ -85,18 +107,29 @@ export function sweepSession(sweeper: SessionSweeper, options: SweepOptions): Ob
     const done = (escalated: boolean, survivors: readonly ScannedMember[]): SweepReport => ({ termed: termed.size, escalated, survivors });
 
     const polite$ = timer(pollMs, pollMs, scheduler).pipe(
-      map(() => sweeper.scan()),
+      map(() => {
+        const members = scan();
+        return members.length > 0 ? members : frozenScan();
+      }),
       filter((members) => {
-        terminate(members);
+        if (members.length > 0) terminate(members);
         return members.length === 0;
       }),
       take(1),
       map(() => done(false, [])),
     );
     const freeze$ = timer(0, pollMs, scheduler).pipe(
-      map(() => sweeper.scan()),
+      map(() => {
+        // Frozen first, so that this scan is one to trust.
+        signalGroups('SIGSTOP');
+        const stopped = new Set(groups);
+        return { members: scan(), stopped };
+      }),
+      map(({ members, stopped }) => {
+        if (members.length > 0) freezeAndKill(sweeper, members, stopped, scan, groups, maxFreezeScans);
+        return members;
+      }),
       filter((members) => {
-        if (members.length > 0) freezeAndKill(sweeper, members, maxFreezeScans);
         sweeper.resumeOutsiders();
         return members.length === 0;
       }),
@@ -105,29 +138,37 @@ export function sweepSession(sweeper: SessionSweeper, options: SweepOptions): Ob
     );
     return polite$.pipe(
       timeout({ first: graceMs, with: () => freeze$, ...(scheduler ? { scheduler } : {}) }),
-      timeout({ first: boundMs, with: () => of(done(true, sweeper.scan())), ...(scheduler ? { scheduler } : {}) }),
+      timeout({ first: boundMs, with: () => of(done(true, scan())), ...(scheduler ? { scheduler } : {}) }),
     );
   });
 }
 
-/** One freeze round: stop everything until a scan shows all stopped and nothing new, then KILL all of it. */
-function freezeAndKill(sweeper: SessionSweeper, found: readonly ScannedMember[], maxScans: number): void {
+/**
+ * One freeze round: stop everything until a scan shows all stopped and nothing new, then KILL all of it. Members
+ * whose groups were stopped before the scan cannot fork any more (a group signal aborts a fork in progress), so
+ * when the scan found only those, the KILL follows at once.
+ */
+function freezeAndKill(
+  sweeper: SessionSweeper,
+  found: readonly ScannedMember[],
+  stoppedBefore: ReadonlySet<number>,
+  scan: () => readonly ScannedMember[],
+  groups: ReadonlySet<number>,
+  maxScans: number,
+): void {
   let members = found;
   let previous = new Set<number>();
-  for (let scan = 0; scan < maxScans; scan++) {
-    for (const pgrp of groupsOf(members)) sweeper.signalGroup(pgrp, 'SIGSTOP');
+  const frozenAlready = members.every((m) => stoppedBefore.has(m.pgrp));
+  for (let round = 0; round < maxScans && !frozenAlready; round++) {
+    for (const pgrp of groups) sweeper.signalGroup(pgrp, 'SIGSTOP');
     for (const m of members) sweeper.signal(m.pid, 'SIGSTOP');
     const settled = members.every((m) => isStopped(m.state) && previous.has(m.pid));
     if (settled) break;
     previous = new Set(members.map((m) => m.pid));
-    members = sweeper.scan();
+    members = scan();
     if (members.length === 0) return;
   }
-  // Settled, or out of scans: KILL what this round holds; the next tick's scan finds anything it missed.
-  for (const pgrp of groupsOf(members)) sweeper.signalGroup(pgrp, 'SIGKILL');
+  // Settled, or out of scans: KILL what this round holds; the next tick's frozen scan finds anything it missed.
+  for (const pgrp of groups) sweeper.signalGroup(pgrp, 'SIGKILL');
   for (const m of members) sweeper.signal(m.pid, 'SIGKILL');
-}
-
-function groupsOf(members: readonly ScannedMember[]): Set<number> {
-  return new Set(members.map((m) => m.pgrp));
 }

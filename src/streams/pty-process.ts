@@ -1,14 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import type { Writable } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import {
   catchError,
+  concatWith,
   defer,
+  EMPTY,
   endWith,
   finalize,
   map,
+  NEVER,
   Observable,
   of,
+  race,
   ReplaySubject,
   SchedulerLike,
   shareReplay,
@@ -47,7 +51,16 @@ import { sweepSession } from '../operators/sweep-session.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
 import { childProcessEvents$ } from './child-process-events.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
-import { leaderLookup$, lingeringMembers$, procLeaderProbe, procMemberProbe, procSweeper, signalQuietly } from './session-members.js';
+import {
+  leaderLookup$,
+  lingeringMembers$,
+  procLeaderProbe,
+  procMemberProbe,
+  procSweeper,
+  reportedLeader$,
+  signalQuietly,
+  trustedScan,
+} from './session-members.js';
 
 export interface PtySpec {
   readonly command: string;
@@ -162,7 +175,7 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
       closeBound();
     }
     // The wrapper reads the argv until EOF; a chain that died first makes this fail, which 'close' reports.
-    const argvChannel = child.stdio[ARGV_FD] as Writable | null | undefined;
+    const argvChannel = child.stdio[ARGV_FD] as Duplex | null | undefined;
     argvChannel?.on('error', () => undefined);
     argvChannel?.end(invocation.argv);
 
@@ -214,14 +227,21 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
           killScript();
           return of({ termed: 0, escalated: true, scriptKilled: true, survivors: NO_MEMBERS });
         }
-        return sweepSession(procSweeper(sid, scriptStart, pid), {
+        const sweeper = procSweeper(sid, scriptStart, pid);
+        return sweepSession(sweeper, {
+          knownGroups: [sid],
           graceMs: TERMINATE_GRACE_MS,
           pollMs: TERMINATE_POLL_MS,
           boundMs: TERMINATE_TIMEOUT_MS - SCRIPT_EXIT_BACKSTOP_MS,
           maxFreezeScans: MAX_FREEZE_SCANS,
           ...(scheduler ? { scheduler } : {}),
         }).pipe(
-          scriptBackstop(exited$, killScript, SCRIPT_EXIT_BACKSTOP_MS, scheduler),
+          scriptBackstop(exited$, killScript, {
+            backstopMs: SCRIPT_EXIT_BACKSTOP_MS,
+            nudge: sweeper.resumeOutsiders,
+            nudgeMs: TERMINATE_POLL_MS,
+            ...(scheduler ? { scheduler } : {}),
+          }),
           map((r) => ({ ...r, survivors: describeMembers(r.survivors.map((m) => m.pid)) })),
         );
       }).pipe(
@@ -260,7 +280,7 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
     // After the program exits, the members it left keep the PTY accountable until the session is empty.
     const lingerOrComplete = () => {
       const probe = terminalSid === null ? undefined : procMemberProbe(terminalSid, scriptStart);
-      const left = probe?.scan().map((m) => m.pid) ?? [];
+      const left = probe === undefined ? [] : trustedScan(probe).map((m) => m.pid);
       const code = exitCode;
       subscriber.next({
         kind: 'exit',
@@ -315,13 +335,17 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
         .exhaustive(),
     );
 
-    // Find the session leader: script forks, the child calls setsid() and execs the command.
-    const lookup = leaderLookup$(procLeaderProbe(pid), {
+    // The session leader: script forks, the child calls setsid() and execs the wrapper, which reports its pid on the
+    // argv channel; /proc is polled too, for a report that never comes.
+    // A channel that ends without a report must not win the race: only a value may.
+    const reported$ = (argvChannel ? reportedLeader$(argvChannel, pid) : EMPTY).pipe(concatWith(NEVER));
+    const polled$ = leaderLookup$(procLeaderProbe(pid), {
       pollMs: SESSION_LEADER_POLL_MS,
       fullScanMs: SESSION_LEADER_FULL_SCAN_MS,
       deadlineMs: SESSION_LEADER_LOOKUP_MS,
       ...(scheduler ? { scheduler } : {}),
-    }).subscribe((sid) => {
+    });
+    const lookup = race(reported$, polled$).subscribe((sid) => {
       terminalSid = sid;
       // Kills the session should the host die without closing us (see orphan-guard.ts), until it is empty.
       if (sid !== null) guard.watch(sid);
