@@ -10,7 +10,7 @@ import { WAIT_MS } from './timing.js';
 /** What pty_spawn, pty_list and pty_kill report about a PTY (the fields the scenarios look at). */
 export interface PtyView {
   readonly id: string;
-  readonly status: 'starting' | 'running' | 'exited' | 'killed' | 'timeout';
+  readonly status: 'starting' | 'running' | 'lingering' | 'exited' | 'killed' | 'timeout';
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly pid: number | null;
