@@ -177,6 +177,8 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
     // The wrapper reads the argv until EOF; a chain that died first makes this fail, which 'close' reports.
     const argvChannel = child.stdio[ARGV_FD] as Duplex | null | undefined;
     argvChannel?.on('error', () => undefined);
+    // Our side is written and ended; once the chain's side ends too, nothing more can pass: close it.
+    argvChannel?.once('end', () => argvChannel.destroy());
     argvChannel?.end(invocation.argv);
 
     const pid = child.pid;
@@ -307,6 +309,7 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
     };
     const finish = () => {
       complete = true;
+      argvChannel?.destroy();
       releaseGuard();
       subscriber.complete();
     };
@@ -324,6 +327,8 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
         })
         .with({ kind: 'close' }, ({ code, signal }) => {
           closed = true;
+          // The chain is gone: whatever of the argv channel is left is ours to close.
+          argvChannel?.destroy();
           exited$.next();
           lookup.unsubscribe();
           markStarted();
@@ -362,6 +367,7 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
         child.stdout?.resume();
         child.once('close', () => {
           closed = true;
+          argvChannel?.destroy();
           exited$.next();
         });
       }
