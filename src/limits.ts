@@ -89,8 +89,27 @@ export const TERMINATE_POLL_MS = 25;
 export const SCRIPT_EXIT_BACKSTOP_MS = 1_000;
 /** The whole termination, KILL sweeps included, never takes longer than this. */
 export const TERMINATE_TIMEOUT_MS = 10_000;
-/** A terminal termination must finish within its own bound; this margin covers the exit event arriving after it. */
+/** After a sweep that emptied the session, script's close (and so the exit) follows within this. */
 export const EXIT_AFTER_TERMINATION_MARGIN_MS = 1_000;
+/**
+ * Scans in one freeze round of a sweep: SIGSTOP every group and member, rescan, until a scan finds no member still
+ * running and none new (usually 2-3 scans). Past this many the round KILLs what it has and the next tick goes on.
+ */
+export const MAX_FREEZE_SCANS = 20;
+/** Members of a PTY's session listed by pid and command (lingering members, survivors); the count is always exact. */
+export const MAX_LISTED_MEMBERS = 10;
+/** Characters of a member's command line shown in such a list. */
+export const MAX_MEMBER_COMMAND_CHARS = 200;
+/**
+ * A session scan re-reads /proc/PID/stat only for pids new since the previous scan (and members); a pid listed in
+ * both is the same process, since the kernel hands pids out cyclically and cannot wrap around in this time. Past
+ * it, the next scan reads everything again.
+ */
+export const SCAN_CACHE_MAX_AGE_MS = 1_000;
+/** How often the known lingering members of an exited PTY are checked (one /proc/PID/stat read each). */
+export const LINGER_POLL_MS = 500;
+/** How often a lingering PTY's session gets a full /proc scan (new members made by lingering ones are found then). */
+export const LINGER_FULL_SCAN_MS = 5_000;
 /** How long after spawn we look for script's child (the PTY session leader). */
 export const SESSION_LEADER_LOOKUP_MS = 3_000;
 export const SESSION_LEADER_POLL_MS = 2;

@@ -1,6 +1,7 @@
 import { NOTIFY_DESCRIPTION_CHARS, NOTIFY_LAST_LINE_CHARS } from '../limits.js';
 import type { ExitEnvelope, PtyDescription } from '../protocol/tool-results.js';
 import type { PtySession } from './pty-session.js';
+import type { MemberList } from '../streams/pty-process.js';
 
 /** What pty_spawn, pty_list and pty_kill say about a PTY. */
 export function describePty(session: PtySession): PtyDescription {
@@ -17,7 +18,8 @@ export function describePty(session: PtySession): PtyDescription {
     signal: session.signal,
     signalInferred: session.signalInferred,
     pid: session.pid,
-    commandPid: session.commandPid,
+    commandPid: session.terminalSid,
+    lingering: lingeringView(session),
     createdAt: info.createdAt,
     endedAt: session.endedAt,
     timeoutSeconds: info.timeoutSeconds,
@@ -25,6 +27,19 @@ export function describePty(session: PtySession): PtyDescription {
     notifyOnExit: info.notifyOnExit,
     lineCount: session.lineCount,
   };
+}
+
+/**
+ * Members of the terminal session still alive after the program exited (a backgrounded server, or survivors of a
+ * kill): the exact count and the first few by pid and command. null when there are none.
+ */
+function lingeringView(session: PtySession) {
+  return membersView(session.lingering);
+}
+
+/** A member list as the model sees it: null for none, else the exact count and the first few (pid, command). */
+export function membersView({ count, listed }: MemberList) {
+  return count === 0 ? null : { count, members: listed.map(({ pid, command }) => ({ pid, command })) };
 }
 
 function clip(text: string, max: number): string {
@@ -43,6 +58,7 @@ export function exitEnvelope(session: PtySession): ExitEnvelope {
     status: session.status,
     timeoutSeconds: session.info.timeoutSeconds,
     timedOut: session.status === 'timeout',
+    lingering: lingeringView(session),
     outputLines: session.lineCount,
     lastLine: clip(session.buffer.lastNonBlankLine() ?? '', NOTIFY_LAST_LINE_CHARS),
   };

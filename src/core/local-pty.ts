@@ -1,4 +1,4 @@
-import { ReplaySubject, Subject, Subscription, takeUntil } from 'rxjs';
+import { concatWith, defer, EMPTY, from, ignoreElements, lastValueFrom, mergeMap, Observable, ReplaySubject, Subject, Subscription, takeUntil, tap, timeout } from 'rxjs';
 import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { checkCommandBounds } from '../engine/command-bounds.js';
@@ -21,9 +21,9 @@ import { formatBytesVisibly, decodeEscapes } from '../protocol/escape-codec.js';
 import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../protocol/tool-inputs.js';
 import type { KillResult, ListResult, ReadResult, SpawnResult, WriteResult } from '../protocol/tool-results.js';
 import { BoundedSet } from './bounded-set.js';
-import { describePty, exitEnvelope, exitLabel } from './envelopes.js';
+import { describePty, exitEnvelope, exitLabel, membersView } from './envelopes.js';
 import type { CallContext, ExitNotification, HostPort } from './host-port.js';
-import { PtySession } from './pty-session.js';
+import { PtySession, type StopReason } from './pty-session.js';
 import { readOutput } from './read-output.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
 import type { ptyProcess$ } from '../streams/pty-process.js';
@@ -209,6 +209,8 @@ export class LocalPty {
     const session = this.registry.get(owner, input.id);
     const commandLine = shellCommandLine(session.info.command, session.info.args);
     return this.inflight.run(owner, async (signal) => {
+      let survivors = null as ReturnType<typeof membersView>;
+      // Running, or exited with members of its terminal session left: either way there are processes to end.
       if (session.running) {
         await abortable(
           ctx.ask({
@@ -222,10 +224,21 @@ export class LocalPty {
         );
         this.gate(owner);
         this.registry.get(owner, input.id);
-        await session.stop('kill');
+        survivors = membersView((await session.stop('kill')).survivors);
       }
-      if (input.cleanup) this.registry.remove(input.id);
-      return { ...describePty(session), removed: input.cleanup ?? false };
+      // A PTY whose session still has members stays listed: removing it would leave them answerable to nothing.
+      const removed = (input.cleanup ?? false) && survivors === null;
+      if (removed) this.registry.remove(input.id);
+      return {
+        ...describePty(session),
+        removed,
+        survivors,
+        ...(survivors === null
+          ? {}
+          : {
+              note: `${survivors.count} process(es) of this PTY's terminal session survived the sweep (TERM, grace, freeze, KILL) within its bound; they are listed in survivors and stay in this PTY. Call pty_kill again.`,
+            }),
+      };
     });
   }
 
@@ -235,9 +248,22 @@ export class LocalPty {
     this.deletedOwners.add(owner);
     this.ownerDeleted$.next(owner);
     await this.inflight.abortOwner(owner, new PtyError('owner_deleted', 'the session that owns this PTY was deleted.'));
-    const sessions = this.registry.ownedBy(owner);
-    await Promise.all(sessions.map((s) => s.stop('owner-deleted')));
-    for (const s of sessions) this.registry.remove(s.info.id);
+    await lastValueFrom(this.endAll$(this.registry.ownedBy(owner), 'owner-deleted'), { defaultValue: undefined });
+  }
+
+  /**
+   * Ends PTYs together (exited ones with lingering members included) and removes each whose terminal session is
+   * empty; one with survivors past the sweep's bound is logged with them, and stays listed so close sweeps it again.
+   */
+  private endAll$(sessions: readonly PtySession[], reason: StopReason): Observable<never> {
+    const { log } = this.options.host;
+    return from(sessions).pipe(
+      mergeMap((s) => from(s.stop(reason)).pipe(tap(({ survivors }) => {
+        if (survivors.count === 0 || reason === 'close') this.registry.remove(s.info.id);
+        if (survivors.count > 0) log.warn('members of a PTY\'s terminal session survived its sweep', { id: s.info.id, reason, survivors: membersView(survivors) });
+      }))),
+      ignoreElements(),
+    );
   }
 
   /** Closes the plugin: gates everything, ends every PTY and settles every pending operation, bounded. */
@@ -254,19 +280,22 @@ export class LocalPty {
     const { log } = this.options.host;
     this.close$.next();
     this.close$.complete();
-    const work = (async () => {
-      await this.inflight.abortEverything(new PtyError('closing', 'local-pty is closing.'));
-      const sessions = this.registry.all();
-      await Promise.all(sessions.map((s) => s.stop('close')));
-      await this.reaper.drain();
-      await this.grep.close();
-      for (const s of sessions) this.registry.remove(s.info.id);
-    })();
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)));
-    const outcome = await Promise.race([work.then(() => 'done' as const), bound]);
-    clearTimeout(timer);
-    if (outcome === 'timeout') log.error(`close did not finish within ${CLOSE_TIMEOUT_MS} ms`, { ...this.stats });
+    const work$ = defer(() => this.inflight.abortEverything(new PtyError('closing', 'local-pty is closing.'))).pipe(
+      ignoreElements(),
+      concatWith(
+        defer(() => this.endAll$(this.registry.all(), 'close')),
+        defer(() => this.reaper.drain()).pipe(ignoreElements()),
+        defer(() => this.grep.close()).pipe(ignoreElements()),
+      ),
+      timeout({
+        first: CLOSE_TIMEOUT_MS,
+        with: () => {
+          log.error(`close did not finish within ${CLOSE_TIMEOUT_MS} ms`, { ...this.stats });
+          return EMPTY;
+        },
+      }),
+    );
+    await lastValueFrom(work$, { defaultValue: undefined });
     this.subscriptions.unsubscribe();
     this.notifications$.complete();
     this.ownerDeleted$.complete();
@@ -291,7 +320,7 @@ export class LocalPty {
 
   private runningSession(owner: string, id: string): PtySession {
     const session = this.registry.get(owner, id);
-    if (!session.running) {
+    if (!session.acceptsInput) {
       throw new PtyError('not_running', `${id} has ${session.status}${session.exitCode === null ? '' : ` with exit code ${session.exitCode}`}; it takes no input. pty_read still shows its output.`);
     }
     return session;

@@ -1,15 +1,16 @@
-import { filter, finalize, map, merge, NEVER, Observable, ReplaySubject, SchedulerLike, Subject, takeUntil, tap, timer } from 'rxjs';
+import { filter, finalize, firstValueFrom, map, merge, NEVER, Observable, ReplaySubject, SchedulerLike, Subject, switchMap, takeUntil, tap, timer } from 'rxjs';
 import { match } from 'ts-pattern';
 import { OutputBuffer } from '../buffer/output-buffer.js';
 import { PtyError } from '../errors.js';
 import type { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
-import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS, TERMINATE_TIMEOUT_MS } from '../limits.js';
+import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { intoBuffer } from '../operators/into-buffer.js';
-import { terminateOn } from '../operators/terminate-on.js';
-import { ptyProcess$, type PtyEvent, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
+import { NO_MEMBERS, ptyProcess$, type MemberList, type PtyEvent, type PtyHandle, type PtySpec, type TerminationReport } from '../streams/pty-process.js';
 
-export type PtyStatus = 'starting' | 'running' | 'exited' | 'killed' | 'timeout';
+import type { PtyStatus } from '../protocol/tool-results.js';
+
+export type { PtyStatus };
 export type StopReason = 'kill' | 'timeout' | 'owner-deleted' | 'close';
 
 export interface PtyInfo {
@@ -36,9 +37,15 @@ export interface PtySessionDeps {
   readonly spawn?: typeof ptyProcess$;
 }
 
+/** What ending a PTY achieved: `survivors.count` 0 means its whole terminal session is gone. */
+export interface StopOutcome {
+  readonly survivors: MemberList;
+}
+
 /**
- * One PTY's lifecycle: its process stream flows into the bounded buffer; kill, timeout, owner deletion and
- * plugin close are merged into one stop signal whose first reason wins; finalize settles `ended` on every path.
+ * One PTY's lifecycle, until its whole terminal session is empty: its process stream flows into the bounded
+ * buffer; kill, timeout, owner deletion and plugin close are merged into one stop signal whose first reason wins
+ * (for the status), and each of them sweeps the session; finalize settles `ended` on every path.
  */
 export class PtySession {
   readonly buffer = new OutputBuffer();
@@ -49,8 +56,11 @@ export class PtySession {
   signalInferred = false;
   /** `script`'s pid: the terminal that holds the program. */
   pid: number | null = null;
-  /** The program's own pid: it leads the PTY's session (null if it ended before it was seen). */
-  commandPid: number | null = null;
+  /** The terminal's Unix session id: the program's own pid, which leads it (null if it ended before it was seen). */
+  terminalSid: number | null = null;
+  /** Members of the terminal session left after the program exited (count 0 while it runs or once the session is empty). */
+  lingering: MemberList = NO_MEMBERS;
+  /** Exit code and signal of the program, known once it has exited (it may leave lingering members). */
   endedAt: string | null = null;
   readonly ended: Promise<void>;
 
@@ -59,6 +69,12 @@ export class PtySession {
   private readonly kill$ = new Subject<StopReason>();
   /** Stops a stream that has not started yet: there is no handle to terminate, so its teardown must. */
   private readonly abortStart$ = new ReplaySubject<void>(1);
+  private readonly ended$ = new ReplaySubject<void>(1);
+  /** Cuts a stream that did not end although its session was swept empty (the hard bound; see stop). */
+  private readonly cut$ = new Subject<void>();
+  private termination: Promise<TerminationReport | undefined> | undefined;
+  private exited = false;
+  private notified = false;
   private pendingLineBytes = 0;
   private resolveEnded!: () => void;
   private startWaiters: { resolve: () => void; reject: (err: unknown) => void } | undefined;
@@ -75,7 +91,13 @@ export class PtySession {
     return this.info.owner;
   }
 
+  /** Whether it still holds processes (starting, running or lingering): it counts against the limits and is never evicted. */
   get running(): boolean {
+    return this.status === 'starting' || this.status === 'running' || this.status === 'lingering';
+  }
+
+  /** Whether the program still reads its terminal. */
+  get acceptsInput(): boolean {
     return this.status === 'starting' || this.status === 'running';
   }
 
@@ -100,12 +122,13 @@ export class PtySession {
       ),
       deps.close$.pipe(map((): StopReason => 'close')),
     );
+    // Every stop sweeps (the sweep itself is shared while one runs and bounded); only the first names the status.
+    stop$.pipe(takeUntil(this.ended$)).subscribe((reason) => this.beginTermination(reason));
     (deps.spawn ?? ptyProcess$)(this.spec, { reaper: deps.reaper })
       .pipe(
         intoBuffer(this.buffer, (e: PtyEvent) => (e.kind === 'output' ? e.text : undefined)),
         tap((event) => this.onEvent(event)),
-        terminateOn(stop$, (reason) => this.beginTermination(reason), TERMINATE_TIMEOUT_MS + EXIT_AFTER_TERMINATION_MARGIN_MS, deps.scheduler),
-        takeUntil(this.abortStart$),
+        takeUntil(merge(this.abortStart$, this.cut$)),
         finalize(() => this.settle()),
       )
       .subscribe({
@@ -114,14 +137,29 @@ export class PtySession {
     return started;
   }
 
-  /** Asks the PTY to end (first reason wins); resolves when it has. Bounded by the termination bound. */
-  stop(reason: StopReason): Promise<void> {
+  /**
+   * Asks the PTY to end (first reason wins) and sweeps its whole terminal session. Resolves when the session is
+   * empty and the PTY has ended, or when the sweep's bound passed, with the members that survived it.
+   */
+  async stop(reason: StopReason): Promise<StopOutcome> {
     this.kill$.next(reason);
-    return this.ended;
+    const termination = this.termination;
+    if (termination === undefined) {
+      await this.ended;
+      return { survivors: this.lingering };
+    }
+    const report = await termination;
+    if (report === undefined || report.survivors.count === 0) {
+      await this.ended;
+      return { survivors: NO_MEMBERS };
+    }
+    this.lingering = report.survivors;
+    if (this.exited) this.notifyExit();
+    return { survivors: report.survivors };
   }
 
   async write(bytes: Buffer): Promise<number> {
-    if (!this.running || this.handle === undefined) {
+    if (!this.acceptsInput || this.handle === undefined) {
       throw new PtyError('not_running', `${this.info.id} is ${this.status}; it takes no more input. Spawn a new PTY.`);
     }
     const { longest, pendingAfter } = longestLine(this.pendingLineBytes, bytes);
@@ -145,7 +183,7 @@ export class PtySession {
       .with({ kind: 'started' }, ({ handle }) => {
         this.handle = handle;
         this.pid = handle.pid;
-        this.commandPid = handle.sessionId;
+        this.terminalSid = handle.terminalSid;
         this.status = 'running';
         this.startWaiters?.resolve();
       })
@@ -154,10 +192,28 @@ export class PtySession {
         this.exitCode = exit.exitCode;
         this.signal = exit.signal ?? exit.inferredSignal;
         this.signalInferred = exit.signal === null && exit.inferredSignal !== null;
-        this.markEnded();
-        this.deps.onExit(this);
+        this.exited = true;
+        this.lingering = exit.lingering;
+        if (exit.lingering.count > 0) this.status = 'lingering';
+        else this.markEnded();
+        // Left on its own, the model must learn now that its program ended and what it left; while a stop sweeps
+        // the rest, the notice waits for the outcome.
+        if (this.stopReason === undefined || exit.lingering.count === 0) this.notifyExit();
+      })
+      .with({ kind: 'members' }, ({ lingering }) => {
+        this.lingering = lingering;
+        if (lingering.count === 0 && this.status === 'lingering') {
+          this.markEnded();
+          this.notifyExit();
+        }
       })
       .exhaustive();
+  }
+
+  private notifyExit(): void {
+    if (this.notified) return;
+    this.notified = true;
+    this.deps.onExit(this);
   }
 
   /** The final status follows from why it was stopped (first reason), or from nothing when it exited by itself. */
@@ -173,8 +229,28 @@ export class PtySession {
   private beginTermination(reason: StopReason): void {
     if (!this.running) return;
     this.stopReason ??= reason;
-    if (this.handle) this.deps.reaper.track(this.handle.terminate());
+    if (this.handle) this.terminateOnce(this.handle);
     else this.abortStart$.next();
+  }
+
+  /** One sweep at a time; a sweep that left survivors lets the next stop sweep again. */
+  private terminateOnce(handle: PtyHandle): void {
+    if (this.termination !== undefined) return;
+    const termination$ = handle.terminate();
+    this.deps.reaper.track(termination$);
+    // The session is empty, so script's close follows at once; a stream that still does not end is cut.
+    termination$
+      .pipe(
+        filter((r) => r.survivors.count === 0),
+        switchMap(() => timer(EXIT_AFTER_TERMINATION_MARGIN_MS, this.deps.scheduler)),
+        takeUntil(this.ended$),
+      )
+      .subscribe(() => this.cut$.next());
+    const report = firstValueFrom(termination$, { defaultValue: undefined }).catch(() => undefined);
+    this.termination = report;
+    void report.then((r) => {
+      if (r !== undefined && r.survivors.count > 0) this.termination = undefined;
+    });
   }
 
   private failStart(err: unknown): void {
@@ -183,8 +259,9 @@ export class PtySession {
 
   /** Every ending passes here once: exit, error, hard stop, or start aborted. */
   private settle(): void {
-    // Ended without an exit event: never started, or the stream was cut after the termination bound.
+    // Ended without an exit event: never started, or the stream was cut.
     if (this.running) this.markEnded();
+    this.ended$.next();
     const code = match(this.stopReason)
       .with('owner-deleted', () => 'owner_deleted' as const)
       .with('close', () => 'closing' as const)

@@ -3,6 +3,7 @@ import { DEFAULT_READ_LIMIT, MAX_READ_OFFSET } from '../limits.js';
 import type { GrepMatch, GrepRequest } from '../search/grep-pool.js';
 import type { ReadInput } from '../protocol/tool-inputs.js';
 import type { LinesRead, MatchesRead, RawRead, ReadResult } from '../protocol/tool-results.js';
+import { membersView } from './envelopes.js';
 import type { PtySession } from './pty-session.js';
 import { viewLines } from './read-view.js';
 
@@ -57,6 +58,7 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
     id: session.info.id,
     status: session.status,
     exitCode: session.exitCode,
+    lingering: membersView(session.lingering),
     totalLines: buffer.totalLines,
     firstLine: buffer.firstLine,
     droppedLines: buffer.droppedLines,

@@ -3,14 +3,15 @@ import { fixedEnvironment } from './environment.js';
 import { BASH_PATH } from './system-paths.js';
 
 /**
- * The guard's program. It reads `+SID` / `-SID` lines (a PTY session to guard / to forget) from its stdin,
- * whose other end only the host holds. EOF means the host is gone (or has nothing left to guard): then it
- * SIGKILLs every live member of every session still listed, sweeping /proc until a sweep finds none (a loop
- * that forks gets its new children killed in the next sweep), and exits.
+ * The guard's program. It reads `+SID` / `-SID` lines (a PTY's terminal session to guard / to forget) from its
+ * stdin, whose other end only the host holds. EOF means the host is gone (or has nothing left to guard): then it
+ * ends every session still listed the way a sweep's freeze does (see sweep-session.ts), so that a fork-and-exit
+ * worm cannot outrun it: SIGSTOP every process group and every member seen, rescan until a scan finds every
+ * member stopped and none new, then SIGKILL the groups and the members; repeat until a scan finds none, and exit.
  *
  * A session's fields are read from /proc/PID/stat after the LAST ") " (the command name may hold spaces and
  * parentheses): state, ppid, pgrp, session. Descriptors above 2 that the host inherited without close-on-exec
- * are closed first, as for the PTYs themselves (see script-invocation.ts).
+ * are closed first, as for the PTYs themselves (see script-invocation.ts). A group id ≤ 1 is never signalled.
  */
 const GUARD_PROGRAM = [
   'for f in /proc/$$/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done 2>/dev/null',
@@ -22,13 +23,26 @@ const GUARD_PROGRAM = [
   'done',
   '(( ${#live[@]} == 0 )) && exit 0',
   'for round in {1..100}; do',
-  '  found=0',
-  '  for f in /proc/[0-9]*/stat; do',
-  '    read -r s < "$f" 2>/dev/null || continue',
-  "    set -- ${s##*') '}",
-  '    if [[ $1 != Z && -n ${live[$4]} ]]; then p=${f%/stat}; kill -KILL "${p#/proc/}" 2>/dev/null; found=1; fi',
+  "  seen=' '",
+  '  for scan in {1..20}; do',
+  "    pids=' '; groups=' '; moving=0",
+  '    for f in /proc/[0-9]*/stat; do',
+  '      read -r s < "$f" 2>/dev/null || continue',
+  "      set -- ${s##*') '}",
+  '      if [[ $1 != Z && -n ${live[$4]} ]]; then',
+  '        p=${f%/stat}; p=${p#/proc/}; pids+="$p "',
+  '        [[ $groups == *" $3 "* ]] || groups+="$3 "',
+  '        [[ $1 == [Tt] && $seen == *" $p "* ]] || moving=1',
+  '      fi',
+  '    done',
+  "    [[ $pids == ' ' ]] && exit 0",
+  '    for g in $groups; do (( g > 1 )) && kill -STOP -- "-$g"; done 2>/dev/null',
+  '    kill -STOP $pids 2>/dev/null',
+  '    (( moving )) || break',
+  '    seen=$pids',
   '  done',
-  '  (( found )) || exit 0',
+  '  for g in $groups; do (( g > 1 )) && kill -KILL -- "-$g"; done 2>/dev/null',
+  '  kill -KILL $pids 2>/dev/null',
   'done',
 ].join('\n');
 
@@ -44,9 +58,9 @@ const GUARD_PROGRAM = [
  * exits, by any signal or SIGKILL, the pipe reaches EOF and the guard kills those sessions. When the last PTY
  * has ended, the host closes the pipe with an empty list and the guard exits: it only exists while PTYs do.
  *
- * A session id is listed only while its PTY runs (from the moment its leader is seen until `script` is
- * reaped), and Linux does not reuse a pid while it names a live session, so the guard never hits a
- * stranger's session. Best effort by design: if the guard cannot start, PTYs run unguarded as before.
+ * A session id is listed from the moment its leader is seen until the session is EMPTY (not when `script`
+ * closes: members the program left behind are guarded too), and Linux does not reuse a pid while it names a
+ * live session, so the guard never hits a stranger's session. Best effort by design: if the guard cannot start, PTYs run unguarded as before.
  */
 /** The guard's $0: how it shows in `ps` and /proc/PID/cmdline. */
 export const ORPHAN_GUARD_NAME = 'local-pty-guard';
@@ -57,7 +71,7 @@ export class OrphanGuard {
   /** Guards started and not yet reaped: the current one and any still exiting (at most one per stop). */
   private readonly alive = new Set<number>();
 
-  /** Guards the PTY session `sessionId` until `release`. */
+  /** Guards the terminal session `sessionId` until `release`. */
   watch(sessionId: number): void {
     if (this.sessions.has(sessionId)) return;
     this.sessions.add(sessionId);

@@ -78,3 +78,18 @@ export function terminalOf(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The command line of a process for a status list: its argv joined by spaces, cut at `maxChars`, or its
+ * kernel name (comm) when the argv is empty or unreadable; undefined when the process is gone.
+ */
+export function commandLineOf(pid: number, maxChars: number): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replaceAll('\0', ' ');
+    if (text.length === 0) text = `[${readFileSync(`/proc/${pid}/comm`, 'utf8').trim()}]`;
+  } catch {
+    return undefined;
+  }
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
+}

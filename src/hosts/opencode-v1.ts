@@ -2,6 +2,7 @@ import { Subject } from 'rxjs';
 import type { z } from 'zod';
 import { LocalPty, type LocalPtyOptions } from '../core/local-pty.js';
 import type { CallContext, ExitNotification, HostPort, Logger } from '../core/host-port.js';
+import { PtyError } from '../errors.js';
 import { WAKE_LOOKUP_MESSAGES } from '../limits.js';
 import { callContext, hostTools, permissionMetadata } from './host-tools.js';
 import { SessionActivity, type SessionTurn } from './session-activity.js';
@@ -87,14 +88,32 @@ function resultOrThrow<T>(what: string, result: V1Result<T>): T | undefined {
  * turn's next step with those of its LAST user message, so a notification without them would switch the
  * user's agent and model, in a woken turn and in the middle of a running one alike (seen end to end).
  */
-async function notifyV1(client: V1Client, activity: SessionActivity, n: ExitNotification, signal: AbortSignal): Promise<void> {
+async function notifyV1(client: V1Client, activity: SessionActivity, log: Logger, n: ExitNotification, signal: AbortSignal): Promise<void> {
   const parts = [{ type: 'text' as const, text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } }];
-  const keep = activity.lastTurn(n.owner) ?? (await lastTurnFromMessages(client, n.owner, signal));
+  const keep = activity.lastTurn(n.owner) ?? (await lastTurnOrUnknown(client, log, n, signal));
   if (keep && !activity.isBusy(n.owner)) {
     resultOrThrow('waking the session', await client.session.promptAsync({ path: { id: n.owner }, body: { ...keep, parts }, signal }));
     return;
   }
   resultOrThrow('queueing the notification', await client.session.promptAsync({ path: { id: n.owner }, body: { noReply: true, ...keep, parts }, signal }));
+}
+
+/**
+ * The notification is never dropped for want of the agent and model: if the messages cannot be read, it is
+ * delivered without them (queued, not waking the session) and what was missing is logged.
+ */
+async function lastTurnOrUnknown(client: V1Client, log: Logger, n: ExitNotification, signal: AbortSignal): Promise<SessionTurn | undefined> {
+  try {
+    return await lastTurnFromMessages(client, n.owner, signal);
+  } catch (err) {
+    signal.throwIfAborted();
+    log.warn('exit notification delivered without the agent and model of the last user message: reading the session failed', {
+      owner: n.owner,
+      label: n.label,
+      error: String(err),
+    });
+    return undefined;
+  }
 }
 
 /**
@@ -106,6 +125,14 @@ async function lastTurnFromMessages(client: V1Client, sessionID: string, signal:
   const messages = resultOrThrow('reading the session', await client.session.messages({ path: { id: sessionID }, query: { limit: WAKE_LOOKUP_MESSAGES }, signal })) ?? [];
   const lastUser = [...messages].reverse().find((m) => m.info.role === 'user' && m.info.agent && m.info.model);
   return lastUser?.info.agent && lastUser.info.model ? { agent: lastUser.info.agent, model: lastUser.info.model } : undefined;
+}
+
+/** A tool call without a session to own it cannot be served: a clear error rather than a TypeError. */
+function checkedToolContext(ctx: V1ToolContext | undefined): V1ToolContext {
+  if (typeof ctx?.sessionID !== 'string' || ctx.sessionID.length === 0 || typeof ctx.ask !== 'function') {
+    throw new PtyError('invalid_input', 'the host called this tool without a session id and a permission prompt (ctx.sessionID, ctx.ask); nothing was done.');
+  }
+  return ctx;
 }
 
 function v1CallContext(ctx: V1ToolContext): CallContext {
@@ -132,7 +159,7 @@ export async function createV1Plugin(input: V1PluginInput, overrides: V1CoreOver
   const deleted$ = new Subject<string>();
   const log = hostLogger(input.client);
   const host: HostPort = {
-    notify: (n, signal) => notifyV1(input.client, activity, n, signal),
+    notify: (n, signal) => notifyV1(input.client, activity, log, n, signal),
     sessionDeleted$: deleted$,
     log,
   };
@@ -142,14 +169,19 @@ export async function createV1Plugin(input: V1PluginInput, overrides: V1CoreOver
     tool[t.name] = {
       description: t.description,
       args: t.args,
-      execute: async (args, ctx) => (await t.run(args, v1CallContext(ctx))).text,
+      execute: async (args, ctx) => (await t.run(args, v1CallContext(checkedToolContext(ctx)))).text,
     };
   }
   return {
     tool,
-    event: async ({ event }) => {
-      const deleted = activity.observe(event);
-      if (deleted !== undefined) deleted$.next(deleted);
+    // Whatever the host passes (undefined, odd shapes, getters that throw) is logged and ignored, never thrown.
+    event: async (input) => {
+      try {
+        const deleted = activity.observe((input as { event?: unknown } | null | undefined)?.event);
+        if (deleted !== undefined) deleted$.next(deleted);
+      } catch (err) {
+        log.warn('ignored a host event that could not be read', { error: String(err) });
+      }
     },
     dispose: async () => {
       deleted$.complete();

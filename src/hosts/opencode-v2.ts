@@ -161,7 +161,15 @@ function sessionDeleted$(ctx: V2Context, log: Logger): Observable<string> {
     return EMPTY;
   }
   return defer(() => fromAsyncIterable(events.subscribe())).pipe(
-    map(v2DeletedSessionID),
+    map((event) => {
+      // An odd event (a getter that throws, a revoked proxy) is logged and skipped; it must not end the stream.
+      try {
+        return v2DeletedSessionID(event);
+      } catch (err) {
+        log.warn('ignored a host event that could not be read', { error: String(err) });
+        return undefined;
+      }
+    }),
     filter((id): id is string => id !== undefined),
   );
 }

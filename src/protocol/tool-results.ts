@@ -6,8 +6,19 @@ import { z } from 'zod';
  * a field the core adds without declaring it here fails the tests that parse results, instead of going unnoticed.
  */
 
-export const PtyStatus = z.enum(['starting', 'running', 'exited', 'killed', 'timeout']);
+/**
+ * `lingering`: the program (the terminal session's leader) has ended, but members of its terminal session are still
+ * alive (a server it backgrounded, or survivors of a kill): the PTY still answers for them.
+ */
+export const PtyStatus = z.enum(['starting', 'running', 'lingering', 'exited', 'killed', 'timeout']);
 export type PtyStatus = z.infer<typeof PtyStatus>;
+
+/** Processes of a PTY's terminal session: the exact count, and the first few by pid and command line. */
+export const MemberList = z.strictObject({
+  count: z.number().int(),
+  members: z.array(z.strictObject({ pid: z.number().int(), command: z.string() })).readonly(),
+});
+export type MemberList = z.infer<typeof MemberList>;
 
 /** What pty_spawn, pty_list and pty_kill say about a PTY. */
 export const PtyDescription = z.strictObject({
@@ -26,6 +37,8 @@ export const PtyDescription = z.strictObject({
   pid: z.number().int().nullable(),
   /** The program's own pid; it leads the terminal's Unix session. */
   commandPid: z.number().int().nullable(),
+  /** Members of the terminal session still alive after the program exited; null when there are none. */
+  lingering: MemberList.nullable(),
   createdAt: z.string(),
   endedAt: z.string().nullable(),
   timeoutSeconds: z.number().int().nullable(),
@@ -48,7 +61,12 @@ export type WriteResult = z.infer<typeof WriteResult>;
 export const ListResult = z.strictObject({ ptys: z.array(PtyDescription).readonly() });
 export type ListResult = z.infer<typeof ListResult>;
 
-export const KillResult = PtyDescription.extend({ removed: z.boolean() });
+/** `survivors`: members still alive when the sweep reached its bound (null when the session is empty). */
+export const KillResult = PtyDescription.extend({
+  removed: z.boolean(),
+  survivors: MemberList.nullable(),
+  note: z.string().optional(),
+});
 export type KillResult = z.infer<typeof KillResult>;
 
 /** One output line with its absolute number; `cutFrom` (its full length) when it was cut at MAX_LINE_CHARS. */
@@ -64,6 +82,7 @@ const readBase = {
   id: z.string(),
   status: PtyStatus,
   exitCode: z.number().int().nullable(),
+  lingering: MemberList.nullable(),
   totalLines: z.number().int(),
   firstLine: z.number().int(),
   droppedLines: z.number().int(),
@@ -127,6 +146,7 @@ export const ExitEnvelope = z.strictObject({
   status: PtyStatus,
   timeoutSeconds: z.number().int().nullable(),
   timedOut: z.boolean(),
+  lingering: MemberList.nullable(),
   outputLines: z.number().int(),
   lastLine: z.string(),
 });

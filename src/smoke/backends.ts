@@ -35,7 +35,7 @@ function signalQuietly(pid: number, signal: NodeJS.Signals): void {
 function terminateWithoutKill(handle: PtyHandle): Observable<TerminationReport> {
   return defer(() => {
     const scriptStart = readStat(handle.pid)?.startTime ?? 0;
-    const members = handle.sessionId === null ? [] : sessionMembers(handle.sessionId, scriptStart).map((p) => p.pid);
+    const members = handle.terminalSid === null ? [] : sessionMembers(handle.terminalSid, scriptStart).map((p) => p.pid);
     for (const pid of members) {
       signalQuietly(pid, 'SIGTERM');
       signalQuietly(pid, 'SIGCONT');
@@ -43,7 +43,7 @@ function terminateWithoutKill(handle: PtyHandle): Observable<TerminationReport> 
     return timer(TERMINATE_GRACE_MS).pipe(
       map((): TerminationReport => {
         signalQuietly(handle.pid, 'SIGKILL');
-        return { termed: members.length, escalated: false, scriptKilled: true };
+        return { termed: members.length, escalated: false, scriptKilled: true, survivors: { count: 0, listed: [] } };
       }),
     );
   }).pipe(shareReplay({ bufferSize: 1, refCount: false }));
@@ -53,8 +53,8 @@ function withoutKill(handle: PtyHandle): PtyHandle {
   const terminate$ = terminateWithoutKill(handle);
   return {
     pid: handle.pid,
-    get sessionId() {
-      return handle.sessionId;
+    get terminalSid() {
+      return handle.terminalSid;
     },
     write: (bytes) => handle.write(bytes),
     terminal: () => handle.terminal(),

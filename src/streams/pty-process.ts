@@ -1,8 +1,35 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { Observable, ReplaySubject, defer, first, map, of, shareReplay, switchMap, timeout, catchError } from 'rxjs';
+import type { Duplex } from 'node:stream';
+import {
+  catchError,
+  concatWith,
+  defer,
+  EMPTY,
+  endWith,
+  finalize,
+  map,
+  NEVER,
+  Observable,
+  of,
+  race,
+  ReplaySubject,
+  SchedulerLike,
+  shareReplay,
+  skip,
+  Subscription,
+  takeUntil,
+  tap,
+  timeout,
+} from 'rxjs';
+import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import {
+  LINGER_FULL_SCAN_MS,
+  LINGER_POLL_MS,
+  MAX_FREEZE_SCANS,
+  MAX_LISTED_MEMBERS,
+  MAX_MEMBER_COMMAND_CHARS,
   MAX_SCRIPT_STDERR_CHARS,
   SCRIPT_EXIT_BACKSTOP_MS,
   SESSION_LEADER_FULL_SCAN_MS,
@@ -13,16 +40,27 @@ import {
   TERMINATE_TIMEOUT_MS,
 } from '../limits.js';
 import { bindDirectory, type BoundDirectory } from '../engine/bound-directory.js';
-import { fixedEnvironment } from '../engine/environment.js';
-import { childrenOf, readStat, sessionMembers, terminalOf } from '../engine/procfs.js';
+import { childrenOf, commandLineOf, readStat, terminalOf } from '../engine/procfs.js';
 import type { Reaper } from '../engine/reaper.js';
-import { scriptInvocation } from '../engine/script-invocation.js';
-import { orphanGuard } from '../engine/orphan-guard.js';
+import { ARGV_FD, scriptInvocation } from '../engine/script-invocation.js';
+import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/orphan-guard.js';
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
-import { terminateSession, type SessionSignaller } from '../operators/terminate-session.js';
+import { scriptBackstop } from '../operators/script-backstop.js';
+import { sweepSession } from '../operators/sweep-session.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
-import { ingestGate } from './ingest-gate.js';
+import { childProcessEvents$ } from './child-process-events.js';
+import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
+import {
+  leaderLookup$,
+  lingeringMembers$,
+  procLeaderProbe,
+  procMemberProbe,
+  procSweeper,
+  reportedLeader$,
+  signalQuietly,
+  trustedScan,
+} from './session-members.js';
 
 export interface PtySpec {
   readonly command: string;
@@ -33,22 +71,41 @@ export interface PtySpec {
   readonly cols: number;
 }
 
+/** A member of the PTY's terminal session, as the model sees it. */
+export interface MemberInfo {
+  readonly pid: number;
+  readonly command: string;
+}
+
+/** Members of a terminal session: the exact count, and the first MAX_LISTED_MEMBERS by pid and command. */
+export interface MemberList {
+  readonly count: number;
+  readonly listed: readonly MemberInfo[];
+}
+
+export const NO_MEMBERS: MemberList = { count: 0, listed: [] };
+
 export interface TerminationReport {
   readonly termed: number;
   readonly escalated: boolean;
   /** `script` had to be SIGKILLed because it did not exit by itself after its session emptied. */
   readonly scriptKilled: boolean;
+  /** Members still in the session when the termination's bound passed; count 0 means the session is empty. */
+  readonly survivors: MemberList;
 }
 
 export interface PtyHandle {
   /** pid of `script` (setpriv and bash exec into it). */
   readonly pid: number;
-  /** The PTY session id (pid of the command, which is its session leader); null if it ended before it was seen. */
-  readonly sessionId: number | null;
+  /** The terminal's Unix session id (the pid of the program, which leads it); null if it ended before it was seen. */
+  readonly terminalSid: number | null;
   write(bytes: Buffer): Promise<number>;
   /** /dev/pts/N of the command, while it runs. */
   terminal(): string | undefined;
-  /** TERM → grace → KILL sweep of the session, then a backstop for script. Idempotent, bounded, shared. */
+  /**
+   * Sweeps the whole terminal session (TERM → grace → freeze → KILL, see sweep-session.ts), then a backstop for
+   * script. Bounded; concurrent calls share one sweep; a call after a sweep that left survivors sweeps again.
+   */
   terminate(): Observable<TerminationReport>;
 }
 
@@ -64,204 +121,281 @@ export type PtyEvent =
       readonly inferredSignal: string | null;
       /** What `script` itself wrote to stderr (its own errors; the command's stderr is on the PTY). */
       readonly scriptStderr: string;
-    };
+      /** Members left in the terminal session after the program (its leader) exited. */
+      readonly lingering: MemberList;
+    }
+  /** After `exit`: the lingering members changed; the last one has count 0 (the session is empty). */
+  | { readonly kind: 'members'; readonly lingering: MemberList };
 
 export interface PtyProcessDeps {
   readonly reaper: Reaper;
   /** Opens the working directory; injectable so tests can count descriptor closes. */
   readonly bind?: (realPath: string) => BoundDirectory;
-}
-
-function signalQuietly(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
-  }
+  readonly ingestGate?: IngestGate;
+  readonly orphanGuard?: OrphanGuard;
+  readonly scheduler?: SchedulerLike;
 }
 
 /**
- * One PTY as one Observable. Subscribing binds the workdir, starts `script` and emits `started`, then
- * `output` chunks (UTF-8 decoded across chunk boundaries), then `exit` and completes. Unsubscribing before
- * `exit` terminates the whole session (tracked by the reaper, since a teardown cannot wait).
+ * One PTY as one Observable, accountable for its whole terminal session. Subscribing binds the workdir, starts
+ * `script` and emits `started`, then `output` chunks (UTF-8 decoded across chunk boundaries), then `exit` when the
+ * program (the session leader) has ended and `script` has closed. If members of the session are left then, it
+ * goes on with `members` events until the session is empty, and only then completes. Unsubscribing before that
+ * sweeps the whole session (tracked by the reaper, since a teardown cannot wait).
  *
- * `exit` is emitted on the child's `close`, not `exit`: data can arrive after the process exit, and the
- * pipes are only drained at `close`.
+ * `exit` is emitted on the child's `close`, not `exit`: data can arrive after the process exit, and the pipes are
+ * only drained at `close`.
  */
 export function ptyProcess$(spec: PtySpec, deps: PtyProcessDeps): Observable<PtyEvent> {
   return usingDescriptor(
     () => (deps.bind ?? bindDirectory)(spec.workdir),
-    (bound, closeBound) => scriptProcess$(spec, bound, closeBound, deps.reaper),
+    (bound, closeBound) => scriptProcess$(spec, bound, closeBound, deps),
   );
 }
 
-function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => void, reaper: Reaper): Observable<PtyEvent> {
+function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => void, deps: PtyProcessDeps): Observable<PtyEvent> {
+  const gate = deps.ingestGate ?? sharedIngestGate;
+  const guard = deps.orphanGuard ?? sharedOrphanGuard;
+  const { scheduler } = deps;
   return new Observable<PtyEvent>((subscriber) => {
     const invocation = scriptInvocation(spec.command, spec.args, spec.rows, spec.cols);
-    let child;
+    let child: ChildProcess;
     try {
       child = spawn(invocation.file, invocation.args, {
         cwd: bound.cwdPath,
-        env: fixedEnvironment(),
+        env: invocation.env,
         detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
       });
+    } catch (err) {
+      subscriber.error(spawnFailed(err));
+      return;
     } finally {
       // The chdir happened in the forked child before exec; the descriptor has done its work.
       closeBound();
     }
+    // The wrapper reads the argv until EOF; a chain that died first makes this fail, which 'close' reports.
+    const argvChannel = child.stdio[ARGV_FD] as Duplex | null | undefined;
+    argvChannel?.on('error', () => undefined);
+    // Our side is written and ended; once the chain's side ends too, nothing more can pass: close it.
+    argvChannel?.once('end', () => argvChannel.destroy());
+    argvChannel?.end(invocation.argv);
+
     const pid = child.pid;
+    const childEvents$ = childProcessEvents$(child, gate);
     if (pid === undefined) {
       // spawn reports a failed start asynchronously through 'error'; without a pid nothing runs.
-      child.once('error', (err) => subscriber.error(startFailed(err)));
-      return () => child.removeAllListeners();
+      return childEvents$.subscribe((e) => {
+        if (e.kind === 'error') subscriber.error(spawnFailed(e.error));
+      });
     }
     const scriptStart = readStat(pid)?.startTime ?? 0;
-    const exited$ = new ReplaySubject<void>(1);
-    const stdin = new StdinWriter(child.stdin);
+    const stdin = new StdinWriter(child.stdin!);
     const decoder = new StringDecoder('utf8');
+    const exited$ = new ReplaySubject<void>(1);
+    /** Once the session has been seen empty it stays empty: nothing can join a session from outside. */
+    const sessionEmptied$ = new ReplaySubject<void>(1);
+    const lifetime = new Subscription();
     let stderr = '';
-    let sessionId: number | null = null;
+    let terminalSid: number | null = null;
     let started = false;
     let closed = false;
+    let complete = false;
     const early: PtyEvent[] = [];
 
     const emit = (event: PtyEvent) => {
       if (started) subscriber.next(event);
       else early.push(event);
     };
-
-    const signaller = (sid: number): SessionSignaller => ({
-      members: () => sessionMembers(sid, scriptStart).map((p) => p.pid),
-      signal: signalQuietly,
-    });
-
-    const killScript = () => {
-      if (!closed) signalQuietly(pid, 'SIGKILL');
-    };
-    const giveUp = () => {
-      killScript();
-      return of({ termed: 0, escalated: true, scriptKilled: true });
-    };
-
-    const terminate$ = defer(() => {
-      const sid = sessionId ?? findSessionLeader(pid);
-      if (sid === null) {
-        // The command never reached its own session: nothing but script and its fresh child to end.
-        for (const c of childrenOf(pid)) signalQuietly(c.pid, 'SIGKILL');
-        killScript();
-        return of({ termed: 0, escalated: true });
-      }
-      return terminateSession(signaller(sid), { graceMs: TERMINATE_GRACE_MS, pollMs: TERMINATE_POLL_MS });
-    }).pipe(
-      // With its session empty, script exits by itself with 128+n; the backstop is for a stuck script.
-      switchMap((report) =>
-        exited$.pipe(
-          first(),
-          map(() => ({ ...report, scriptKilled: false })),
-          timeout({
-            first: SCRIPT_EXIT_BACKSTOP_MS,
-            with: () => {
-              killScript();
-              return of({ ...report, scriptKilled: true });
-            },
-          }),
-        ),
-      ),
-      // Past the whole bound, or should /proc fail us: script goes, which hangs up its terminal.
-      timeout({ first: TERMINATE_TIMEOUT_MS, with: giveUp }),
-      catchError(giveUp),
-      shareReplay({ bufferSize: 1, refCount: false }),
-    );
-
-    const handle: PtyHandle = {
-      pid,
-      get sessionId() {
-        return sessionId;
-      },
-      write: (bytes) => stdin.write(bytes),
-      terminal: () => (sessionId === null || closed ? undefined : terminalOf(sessionId)),
-      terminate: () => terminate$,
-    };
-
     const markStarted = () => {
       if (started) return;
       started = true;
       subscriber.next({ kind: 'started', handle });
       for (const event of early.splice(0)) subscriber.next(event);
     };
+    const killScript = () => {
+      if (!closed) signalQuietly(pid, 'SIGKILL');
+    };
+    const releaseGuard = () => {
+      if (terminalSid !== null) guard.release(terminalSid);
+    };
 
-    // One chunk at a time, then wait for a share of a later event-loop turn. Flowing freely, libuv reads a ready
-    // pipe up to 32 times in a row (64 KiB each), so 16 flooding PTYs held the host's loop ~50 ms per turn (p99
-    // 170 ms). Paused, the stream reads at most its highWaterMark ahead and then stops reading (the PTY holds the
-    // rest, the command blocks) until the ingest gate resumes it. Order is kept, and `close` still follows the last byte.
-    const stdout = child.stdout;
-    const resumeStdout = () => stdout.resume();
-    let cancelResume: (() => void) | undefined;
-    stdout.on('data', (chunk: Buffer) => {
-      const text = decoder.write(chunk);
-      emit({ kind: 'output', text, bytes: chunk.length });
-      stdout.pause();
-      cancelResume = ingestGate.defer(chunk.length, resumeStdout);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < MAX_SCRIPT_STDERR_CHARS) stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
-    });
-    child.on('error', (err) => {
-      if (!started) subscriber.error(startFailed(err));
-    });
-    child.on('exit', () => exited$.next());
-    child.on('close', (code, signal) => {
-      closed = true;
-      cancelResume?.();
-      if (sessionId !== null) orphanGuard.release(sessionId);
-      clearTimeout(lookupTimer);
-      markStarted();
-      const rest = decoder.end();
-      if (rest.length > 0) subscriber.next({ kind: 'output', text: rest, bytes: 0 });
+    const sweep$ = (): Observable<TerminationReport> =>
+      defer(() => {
+        const sid = terminalSid ?? procLeaderProbe(pid).find(false);
+        if (sid === null) {
+          // The command never reached its own session: nothing but script and its fresh child to end.
+          for (const c of childrenOf(pid)) signalQuietly(c.pid, 'SIGKILL');
+          killScript();
+          return of({ termed: 0, escalated: true, scriptKilled: true, survivors: NO_MEMBERS });
+        }
+        const sweeper = procSweeper(sid, scriptStart, pid);
+        return sweepSession(sweeper, {
+          knownGroups: [sid],
+          graceMs: TERMINATE_GRACE_MS,
+          pollMs: TERMINATE_POLL_MS,
+          boundMs: TERMINATE_TIMEOUT_MS - SCRIPT_EXIT_BACKSTOP_MS,
+          maxFreezeScans: MAX_FREEZE_SCANS,
+          ...(scheduler ? { scheduler } : {}),
+        }).pipe(
+          scriptBackstop(exited$, killScript, {
+            backstopMs: SCRIPT_EXIT_BACKSTOP_MS,
+            nudge: sweeper.resumeOutsiders,
+            nudgeMs: TERMINATE_POLL_MS,
+            ...(scheduler ? { scheduler } : {}),
+          }),
+          map((r) => ({ ...r, survivors: describeMembers(r.survivors.map((m) => m.pid)) })),
+        );
+      }).pipe(
+        // Should /proc fail us or the bound pass: script goes (which hangs up the terminal) and what is left is said.
+        timeout({ first: TERMINATE_TIMEOUT_MS, with: () => giveUp(), ...(scheduler ? { scheduler } : {}) }),
+        catchError(() => giveUp()),
+      );
+    const giveUp = (): Observable<TerminationReport> => {
+      killScript();
+      const survivors = terminalSid === null ? NO_MEMBERS : describeMembers(procMemberProbe(terminalSid, scriptStart).scan().map((m) => m.pid));
+      return of({ termed: 0, escalated: true, scriptKilled: true, survivors });
+    };
+    let termination: Observable<TerminationReport> | undefined;
+    const terminate = (): Observable<TerminationReport> => {
+      termination ??= sweep$().pipe(
+        tap((report) => {
+          if (report.survivors.count === 0) sessionEmptied$.next();
+          // Survivors: the next call sweeps again rather than replaying this report.
+          else termination = undefined;
+        }),
+        shareReplay({ bufferSize: 1, refCount: false }),
+      );
+      return termination;
+    };
+
+    const handle: PtyHandle = {
+      pid,
+      get terminalSid() {
+        return terminalSid;
+      },
+      write: (bytes) => stdin.write(bytes),
+      terminal: () => (terminalSid === null || closed ? undefined : terminalOf(terminalSid)),
+      terminate,
+    };
+
+    // After the program exits, the members it left keep the PTY accountable until the session is empty.
+    const lingerOrComplete = () => {
+      const probe = terminalSid === null ? undefined : procMemberProbe(terminalSid, scriptStart);
+      const left = probe === undefined ? [] : trustedScan(probe).map((m) => m.pid);
+      const code = exitCode;
       subscriber.next({
         kind: 'exit',
-        exitCode: code,
-        signal,
-        inferredSignal: inferSignalFromExitCode(code),
+        exitCode: code.code,
+        signal: code.signal,
+        inferredSignal: inferSignalFromExitCode(code.code),
         scriptStderr: stderr,
+        lingering: describeMembers(left),
       });
-      subscriber.complete();
-    });
-
-    // Find the session leader: script forks, the child calls setsid() and execs the command.
-    const lookupDeadline = Date.now() + SESSION_LEADER_LOOKUP_MS;
-    let lookupTimer: NodeJS.Timeout | undefined;
-    let nextFullScan = Date.now() + SESSION_LEADER_FULL_SCAN_MS;
-    const lookup = () => {
-      if (closed) return;
-      // The child almost always got one of the next few pids: probe those on every poll and scan all of /proc
-      // only now and then (a full scan blocks the event loop for milliseconds).
-      const fullScan = Date.now() >= nextFullScan;
-      if (fullScan) nextFullScan = Date.now() + SESSION_LEADER_FULL_SCAN_MS;
-      sessionId = findSessionLeader(pid, !fullScan);
-      // Kills the session should the host die without closing us (see orphan-guard.ts).
-      if (sessionId !== null) orphanGuard.watch(sessionId);
-      if (sessionId !== null || Date.now() >= lookupDeadline) markStarted();
-      else lookupTimer = setTimeout(lookup, SESSION_LEADER_POLL_MS);
+      if (probe === undefined || left.length === 0) return finish();
+      let lastCount = left.length;
+      lifetime.add(
+        lingeringMembers$(probe, { pollMs: LINGER_POLL_MS, fullScanMs: LINGER_FULL_SCAN_MS, ...(scheduler ? { scheduler } : {}) })
+          .pipe(skip(1), takeUntil(sessionEmptied$), endWith([] as readonly number[]))
+          .subscribe({
+            next: (pids) => {
+              if (pids.length === 0 && lastCount === 0) return;
+              lastCount = pids.length;
+              subscriber.next({ kind: 'members', lingering: describeMembers(pids) });
+            },
+            complete: finish,
+          }),
+      );
     };
-    lookup();
+    const finish = () => {
+      complete = true;
+      argvChannel?.destroy();
+      releaseGuard();
+      subscriber.complete();
+    };
+
+    let exitCode: { code: number | null; signal: string | null } = { code: null, signal: null };
+    const childSubscription = childEvents$.subscribe((event) =>
+      match(event)
+        .with({ kind: 'stdout' }, ({ chunk }) => emit({ kind: 'output', text: decoder.write(chunk), bytes: chunk.length }))
+        .with({ kind: 'stderr' }, ({ chunk }) => {
+          if (stderr.length < MAX_SCRIPT_STDERR_CHARS) stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
+        })
+        .with({ kind: 'exit' }, () => exited$.next())
+        .with({ kind: 'error' }, ({ error }) => {
+          if (!started) subscriber.error(spawnFailed(error));
+        })
+        .with({ kind: 'close' }, ({ code, signal }) => {
+          closed = true;
+          // The chain is gone: whatever of the argv channel is left is ours to close.
+          argvChannel?.destroy();
+          exited$.next();
+          lookup.unsubscribe();
+          markStarted();
+          const rest = decoder.end();
+          if (rest.length > 0) subscriber.next({ kind: 'output', text: rest, bytes: 0 });
+          exitCode = { code, signal };
+          lingerOrComplete();
+        })
+        .exhaustive(),
+    );
+
+    // The session leader: script forks, the child calls setsid() and execs the wrapper, which reports its pid on the
+    // argv channel; /proc is polled too, for a report that never comes.
+    // A channel that ends without a report must not win the race: only a value may.
+    const reported$ = (argvChannel ? reportedLeader$(argvChannel, pid) : EMPTY).pipe(concatWith(NEVER));
+    const polled$ = leaderLookup$(procLeaderProbe(pid), {
+      pollMs: SESSION_LEADER_POLL_MS,
+      fullScanMs: SESSION_LEADER_FULL_SCAN_MS,
+      deadlineMs: SESSION_LEADER_LOOKUP_MS,
+      ...(scheduler ? { scheduler } : {}),
+    });
+    const lookup = race(reported$, polled$).subscribe((sid) => {
+      terminalSid = sid;
+      // Kills the session should the host die without closing us (see orphan-guard.ts), until it is empty.
+      if (sid !== null) guard.watch(sid);
+      markStarted();
+    });
+    lifetime.add(lookup);
 
     return () => {
-      clearTimeout(lookupTimer);
-      if (!closed) reaper.track(terminate$);
+      lifetime.unsubscribe();
+      if (complete) return;
+      if (!closed) {
+        // Nobody reads any more: let the pipe flow (a paused stdout would block script), keep hearing its end.
+        childSubscription.unsubscribe();
+        child.stdout?.resume();
+        child.once('close', () => {
+          closed = true;
+          argvChannel?.destroy();
+          exited$.next();
+        });
+      }
+      deps.reaper.track(terminate().pipe(finalize(releaseGuard)));
     };
   });
 }
 
-function startFailed(err: Error): PtyError {
-  return new PtyError('spawn_failed', `the terminal could not be started: ${err.message}`);
+/** The count, and pid + command line of the first few (a member gone since the scan is left out of the list). */
+function describeMembers(pids: readonly number[]): MemberList {
+  const listed: MemberInfo[] = [];
+  for (const pid of pids) {
+    if (listed.length >= MAX_LISTED_MEMBERS) break;
+    const command = commandLineOf(pid, MAX_MEMBER_COMMAND_CHARS);
+    if (command !== undefined) listed.push({ pid, command });
+  }
+  return { count: pids.length, listed };
 }
 
-/** The child of script once it has called setsid(): its pid is then its session id. */
-function findSessionLeader(scriptPid: number, nearOnly = false): number | null {
-  for (const c of childrenOf(scriptPid, nearOnly)) {
-    if (c.sessionId === c.pid) return c.pid;
-  }
-  return null;
+/** Every way a start can fail, said with its reason and, for a kernel limit, the limit. */
+export function spawnFailed(err: unknown): PtyError {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const reason = match(code)
+    .with('E2BIG', () => 'the kernel refused the argument list as too long (131,072 bytes per argument, about 2 MiB in all, environment included)')
+    .with('EMFILE', 'ENFILE', () => 'too many open files (the host process or the system is at its descriptor limit); end some PTYs and retry')
+    .with('EAGAIN', () => 'the system refused a new process (the user process limit, RLIMIT_NPROC, is reached); end some processes and retry')
+    .with('ENOMEM', () => 'the system is out of memory for a new process')
+    .with('ENOENT', 'EACCES', () => `a system program the PTY needs could not be run (${String((err as Error).message)})`)
+    .otherwise(() => String(err instanceof Error ? err.message : err));
+  return new PtyError('spawn_failed', `the terminal could not be started: ${reason}.`);
 }

@@ -69,7 +69,7 @@ export const ptyRead = defineTool({
 
 export const ptyList = defineTool({
   name: 'pty_list',
-  description: 'List this session\'s PTYs with their status (running, exited, killed, timeout), exit code, command, line count, pid (the terminal) and commandPid (the program itself). To interrupt or end a program, type \\x03 with pty_write or use pty_kill; do not signal these pids.',
+  description: 'List this session\'s PTYs with their status (running, lingering, exited, killed, timeout), exit code, command, line count, pid (the terminal) and commandPid (the program itself). lingering: the program exited but processes it left in its terminal session (e.g. a server it backgrounded) still run; `lingering` lists them (count, pid and command) until they end or pty_kill ends them. To interrupt or end a program, type \\x03 with pty_write or use pty_kill; do not signal these pids.',
   args: ListArgs,
   run: (core, ctx) => core.list(ctx),
 });
@@ -77,8 +77,8 @@ export const ptyList = defineTool({
 export const ptyKill = defineTool({
   name: 'pty_kill',
   description: [
-    'End a PTY and every process still in its terminal session (TERM, then KILL after a grace period); the user is asked first.',
-    'Returns the final status. Its output stays readable unless cleanup: true, which also removes it.',
+    'End a PTY and every process still in its terminal session (TERM, then after a grace period every process is stopped and KILLed), including a lingering PTY whose program already exited; the user is asked first.',
+    'Returns when the session is empty, with the final status; should processes survive the bounded sweep, `survivors` lists them (pid, command) and the PTY stays listed: call pty_kill again. Its output stays readable unless cleanup: true, which also removes it.',
     'A process that detached itself with setsid or daemonized is outside the terminal session and is not ended.',
   ].join(' '),
   args: KillArgs,

@@ -27,19 +27,19 @@ function fakeProcess(scheduler: TestScheduler, marbles: string) {
   const terminations: number[] = [];
   const handle: PtyHandle = {
     pid: 100,
-    sessionId: 101,
+    terminalSid: 101,
     write: async (b) => b.length,
     terminal: () => undefined,
     terminate: () => {
       terminations.push(scheduler.now());
-      return of({ termed: 1, escalated: false, scriptKilled: false });
+      return of({ termed: 1, escalated: false, scriptKilled: false, survivors: { count: 0, listed: [] } });
     },
   };
   const values: Record<string, PtyEvent> = {
     s: { kind: 'started', handle },
     o: { kind: 'output', text: 'line\n', bytes: 5 },
-    x: { kind: 'exit', exitCode: 0, signal: null, inferredSignal: null, scriptStderr: '' },
-    k: { kind: 'exit', exitCode: 143, signal: null, inferredSignal: 'SIGTERM', scriptStderr: '' },
+    x: { kind: 'exit', exitCode: 0, signal: null, inferredSignal: null, scriptStderr: '', lingering: { count: 0, listed: [] } },
+    k: { kind: 'exit', exitCode: 143, signal: null, inferredSignal: 'SIGTERM', scriptStderr: '', lingering: { count: 0, listed: [] } },
   };
   const events = scheduler.createColdObservable<PtyEvent>(marbles, values);
   return { events, terminations, spawn: (() => events) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$ };
@@ -175,7 +175,7 @@ describe('PtySession lifecycle races (virtual time)', () => {
     });
   });
 
-  it('a process that never exits after termination is cut at the bound', () => {
+  it('a stream that does not end after a sweep emptied its session is cut a margin later', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectSubscriptions }) => {
       const p = fakeProcess(scheduler, 's-o');
@@ -183,10 +183,91 @@ describe('PtySession lifecycle races (virtual time)', () => {
       void s.start().catch(() => undefined);
       scheduler.schedule(() => void s.stop('kill'), 10);
       scheduler.flush();
-      const cutAt = 10 + TERMINATE_TIMEOUT_MS + 1_000;
+      // The fake sweep reports the session empty at once: the exit must follow within the 1 s margin.
+      const cutAt = 10 + 1_000;
       expectSubscriptions(p.events.subscriptions).toBe(`^ ${cutAt - 1}ms !`);
       expect(s.status).toBe('killed');
       expect(s.exitCode).toBeNull();
+    });
+  });
+});
+
+describe('PtySession and lingering members (virtual time)', () => {
+  const one = { count: 1, listed: [{ pid: 201, command: 'sleep 300' }] };
+  const none = { count: 0, listed: [] };
+
+  /** `s` started, `x` exit 0 with one member left, `k` exit 143 with one member left, `m` the session emptied. */
+  function lingeringProcess(scheduler: TestScheduler, marbles: string, sweep: string) {
+    const terminations: number[] = [];
+    const sweep$ = scheduler.createColdObservable(sweep, { r: { termed: 1, escalated: true, scriptKilled: false, survivors: none } });
+    const handle: PtyHandle = {
+      pid: 100,
+      terminalSid: 101,
+      write: async (b) => b.length,
+      terminal: () => undefined,
+      terminate: () => {
+        terminations.push(scheduler.now());
+        return sweep$;
+      },
+    };
+    const events = scheduler.createColdObservable<PtyEvent>(marbles, {
+      s: { kind: 'started', handle },
+      x: { kind: 'exit', exitCode: 0, signal: null, inferredSignal: null, scriptStderr: '', lingering: one },
+      k: { kind: 'exit', exitCode: 143, signal: null, inferredSignal: 'SIGTERM', scriptStderr: '', lingering: one },
+      m: { kind: 'members', lingering: none },
+    });
+    return { events, sweep$, terminations, spawn: (() => events) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$ };
+  }
+
+  it('kill racing a leader that exits with members left: one sweep, status killed only once the session is empty, one notice', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectSubscriptions }) => {
+      const p = lingeringProcess(scheduler, 's--k--m|', '---r|');
+      const { s, exits } = session(scheduler, p);
+      void s.start().catch(() => undefined);
+      scheduler.schedule(() => void s.stop('kill'), 2);
+      scheduler.schedule(() => expect(s.status).toBe('lingering'), 4);
+      scheduler.flush();
+      expect(p.terminations).toEqual([2]);
+      expect(s.status).toBe('killed');
+      expect(s.lingering).toEqual(none);
+      expect(exits).toEqual(['6:killed']);
+      expectSubscriptions(p.events.subscriptions).toBe('^------!');
+    });
+  });
+
+  it('plugin close while a sweep is freezing starts no second sweep; the first reason names the status', () => {
+    const scheduler = testScheduler();
+    scheduler.run(() => {
+      const close$ = scheduler.createHotObservable('-----c');
+      const p = lingeringProcess(scheduler, 's----------k-m|', '----------r|');
+      const { s } = session(scheduler, p, { close$ });
+      void s.start().catch(() => undefined);
+      scheduler.schedule(() => void s.stop('kill'), 2);
+      scheduler.flush();
+      expect(p.terminations).toEqual([2]);
+      expect(s.status).toBe('killed');
+    });
+  });
+
+  it('deleting the owner of an exited PTY with lingering members sweeps them; the exit was told once, when it happened', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectSubscriptions }) => {
+      const ownerDeleted$ = scheduler.createHotObservable('-----d', { d: 'ses_a' });
+      const p = lingeringProcess(scheduler, 's-x------m|', '---r|');
+      const { s, exits } = session(scheduler, p, { ownerDeleted$ });
+      void s.start().catch(() => undefined);
+      scheduler.schedule(() => {
+        expect(s.status).toBe('lingering');
+        expect(s.running).toBe(true);
+        expect(s.acceptsInput).toBe(false);
+      }, 3);
+      scheduler.flush();
+      expect(p.terminations).toEqual([5]);
+      expect(exits).toEqual(['2:lingering']);
+      expect(s.status).toBe('killed');
+      expect(s.exitCode).toBe(0);
+      expectSubscriptions(p.events.subscriptions).toBe('^---------!');
     });
   });
 });

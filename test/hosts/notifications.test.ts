@@ -36,6 +36,7 @@ describe.each(HOSTS)('exit notifications through the %s host', (_name, factory) 
       status: 'exited',
       timeoutSeconds: null,
       timedOut: false,
+      lingering: null,
       outputLines: expect.any(Number),
       lastLine: 'last words',
     });

@@ -132,7 +132,7 @@ describe('PTY engine with real script processes', () => {
     try {
       const handle = await probe.started();
       await probe.output('ready');
-      const leader = handle.sessionId!;
+      const leader = handle.terminalSid!;
       const t0 = Date.now();
       const report = await new Promise((resolve, reject) => handle.terminate().subscribe({ next: resolve, error: reject }));
       const took = Date.now() - t0;
@@ -232,8 +232,8 @@ describe('PTY engine with real script processes', () => {
     const leakTarget = '/etc/hostname';
     // The command's descriptors are read from outside, in /proc/<command pid>/fd: a shell listing its own
     // would race with the pipes it opens for a pipeline.
-    const fdsOfCommand = async (file: string, args: readonly string[], marker: string) => {
-      const payload = JSON.stringify({ file, args, env: fixedEnvironment() });
+    const fdsOfCommand = async (file: string, args: readonly string[], marker: string, argv?: Buffer, invocationEnv?: Record<string, string>) => {
+      const payload = JSON.stringify({ file, args, env: invocationEnv ?? fixedEnvironment(), argv: argv?.toString('base64') });
       const host = spawn('/bin/bash', ['--norc', '--noprofile', '-c', `exec ${LEAKED_FD}<${leakTarget}; exec "$0" "$@"`, process.execPath, require.resolve('../fixtures/host-spawn.cjs'), payload], {
         stdio: ['ignore', 'ignore', 'ignore'],
       });
@@ -250,7 +250,7 @@ describe('PTY engine with real script processes', () => {
     };
     const marker = `${process.pid}${(Date.now() % 100000) + 13}`;
     const inv = scriptInvocation('sleep', [`1005.${marker}`], 40, 120);
-    expect(await fdsOfCommand(inv.file, inv.args, marker)).toEqual([0, 1, 2]);
+    expect(await fdsOfCommand(inv.file, inv.args, marker, inv.argv, inv.env)).toEqual([0, 1, 2]);
     // The control: the same command under script alone does get the inherited descriptor.
     const control = `${marker}1`;
     const plain = await fdsOfCommand(SCRIPT_PATH, ['-q', '-e', '-E', 'never', '-c', `exec sleep 1006.${control}`, '/dev/null'], control);
@@ -260,7 +260,7 @@ describe('PTY engine with real script processes', () => {
   it('ends the PTY when the host process is SIGKILLed (pdeathsig)', async () => {
     const marker = `${process.pid}${(Date.now() % 100000) + 11}`;
     const inv = scriptInvocation('sleep', [`1004.${marker}`], 40, 120);
-    const host = spawn(process.execPath, [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ ...inv, env: fixedEnvironment() })], {
+    const host = spawn(process.execPath, [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ ...inv, argv: inv.argv.toString('base64') })], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {

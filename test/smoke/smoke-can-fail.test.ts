@@ -24,8 +24,8 @@ describe('smoke scenarios fail against a broken backend and pass against the rea
     const result = await runScenarioOnce(scenario('escalation'), brokenBackends['no-kill']);
     expect(result.ok).toBe(false);
     expect(result.error).toMatch(/the PTY session after pty_kill returned: expected no process left, saw [1-9]\d*: \d+ (sh|sleep)/);
-    // The runner ends what the broken backend left behind, so a failing run does not poison the next one.
-    expect(result.error).toMatch(/cleanup: expected no process left in the PTY sessions/);
+    // What the broken backend left behind is ended (by the plugin's own teardown sweep, which the broken
+    // termination does not replace, or else by the runner's cleanup), so a failing run does not poison the next one.
     const reported = [...(result.error ?? '').matchAll(/(\d+) (?:sh|sleep) \(/g)].map((m) => Number(m[1]));
     expect(reported.length).toBeGreaterThan(0);
     await waitFor(() => reported.every((pid) => !isRunning(pid)), `the reported survivors ${reported.join(', ')} are gone`, 2_000);

@@ -8,6 +8,9 @@ export type ExitEvent = Extract<PtyEvent, { kind: 'exit' }>;
 export class PtyProbe {
   text = '';
   exit: ExitEvent | undefined;
+  /** The session's lingering members as last reported after the exit. */
+  lingering: Extract<PtyEvent, { kind: 'members' }>['lingering'] | undefined;
+  completed = false;
   error: unknown;
   handle: PtyHandle | undefined;
   private readonly subscription: Subscription;
@@ -21,11 +24,16 @@ export class PtyProbe {
       next: (e) => {
         if (e.kind === 'started') this.handle = e.handle;
         else if (e.kind === 'output') this.text += e.text;
-        else this.exit = e;
+        else if (e.kind === 'exit') this.exit = e;
+        else this.lingering = e.lingering;
         this.wake();
       },
       error: (err) => {
         this.error = err;
+        this.wake();
+      },
+      complete: () => {
+        this.completed = true;
         this.wake();
       },
     });
@@ -65,6 +73,11 @@ export class PtyProbe {
 
   exited(timeoutMs?: number): Promise<ExitEvent> {
     return this.until(() => this.exit, 'exit', timeoutMs);
+  }
+
+  /** The stream completes when the whole terminal session is empty. */
+  sessionEmpty(timeoutMs?: number): Promise<true> {
+    return this.until(() => (this.completed ? true : undefined), 'the session to be empty', timeoutMs);
   }
 
   async write(text: string): Promise<number> {

@@ -5,6 +5,7 @@ import { dispose } from './dispose.js';
 import { escalation } from './escalation.js';
 import { exitNotify } from './exit-notify.js';
 import { interactive } from './interactive.js';
+import { lingering } from './lingering.js';
 import { ownership } from './ownership.js';
 import { paging } from './paging.js';
 import { permissions } from './permissions.js';
@@ -14,6 +15,7 @@ import { resourceBounds } from './resource-bounds.js';
 import { timeout } from './timeout.js';
 import { toolNames } from './tool-names.js';
 import { utf8Split } from './utf8-split.js';
+import { worm } from './worm.js';
 
 /** Every scenario, in the order they run. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -24,6 +26,8 @@ export const SCENARIOS: readonly Scenario[] = [
   exitNotify,
   timeout,
   escalation,
+  lingering,
+  worm,
   deleteInflight,
   reservations,
   argumentsScenario,

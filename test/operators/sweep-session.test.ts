@@ -1,0 +1,142 @@
+import { testScheduler } from '../support/marbles.js';
+import { sweepSession, type ScannedMember, type SessionSweeper, type SweepSignal } from '../../src/operators/sweep-session.js';
+
+interface FakeProc {
+  pid: number;
+  pgrp: number;
+  state: 'S' | 'T';
+  /** Signals that end it (KILL always does). */
+  diesOn?: SweepSignal[];
+  /** A fork-and-exit worm: while running, it is a new pid at every look, so a plain scan never sees it. */
+  worm?: boolean;
+}
+
+/** A fake terminal session in virtual time, with group signals, stop/continue and scans that miss running worms. */
+function fakeSession(now: () => number, procs: FakeProc[]) {
+  const alive = new Map(procs.map((p) => [p.pid, { ...p }]));
+  const log: string[] = [];
+  let nextPid = 1_000;
+  let resumed = 0;
+  const deliver = (p: FakeProc, sig: SweepSignal) => {
+    if (sig === 'SIGKILL' || p.diesOn?.includes(sig)) alive.delete(p.pid);
+    else if (sig === 'SIGSTOP') p.state = 'T';
+    else if (sig === 'SIGCONT') p.state = 'S';
+  };
+  const sweeper: SessionSweeper = {
+    scan: () => {
+      // A running worm has moved on by the time /proc is read: the scan sees nothing of it.
+      for (const p of [...alive.values()]) {
+        if (p.worm && p.state === 'S') {
+          alive.delete(p.pid);
+          const child = { ...p, pid: nextPid++ };
+          alive.set(child.pid, child);
+        }
+      }
+      return [...alive.values()].filter((p) => !(p.worm && p.state === 'S')).map(({ pid, pgrp, state }): ScannedMember => ({ pid, pgrp, state }));
+    },
+    signal: (pid, sig) => {
+      log.push(`${now()}:${sig}:${pid}`);
+      const p = alive.get(pid);
+      if (p) deliver(p, sig);
+    },
+    signalGroup: (pgid, sig) => {
+      log.push(`${now()}:${sig}:-${pgid}`);
+      for (const p of [...alive.values()]) if (p.pgrp === pgid) deliver(p, sig);
+    },
+    resumeOutsiders: () => void resumed++,
+  };
+  return { sweeper, log, alive, resumed: () => resumed };
+}
+
+const options = { graceMs: 100, pollMs: 10, boundMs: 1_000, maxFreezeScans: 5 };
+
+describe('sweepSession', () => {
+  it('TERMs and CONTs every member and every group; ends without KILL when they leave within the grace', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper, log } = fakeSession(() => scheduler.now(), [
+        { pid: 10, pgrp: 10, state: 'S', diesOn: ['SIGTERM'] },
+        { pid: 11, pgrp: 11, state: 'T', diesOn: ['SIGTERM'] },
+      ]);
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [10], scheduler })).toBe('10ms (r|)', {
+        r: { termed: 2, escalated: false, survivors: [] },
+      });
+      scheduler.flush();
+      expect(log.filter((l) => l.includes('KILL'))).toEqual([]);
+      expect(log).toEqual(expect.arrayContaining(['0:SIGTERM:-10', '0:SIGTERM:-11', '0:SIGCONT:-10', '0:SIGCONT:-11', '0:SIGTERM:10', '0:SIGTERM:11']));
+    });
+  });
+
+  it('freezes after the grace: STOP every known group first, then KILL groups and members; confirms empty on the next tick', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper, log, resumed } = fakeSession(() => scheduler.now(), [{ pid: 20, pgrp: 20, state: 'S' }]);
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [20], scheduler })).toBe('110ms (r|)', {
+        r: { termed: 1, escalated: true, survivors: [] },
+      });
+      scheduler.flush();
+      const frozen = log.filter((l) => l.startsWith('100:'));
+      expect(frozen.indexOf('100:SIGSTOP:-20')).toBe(0);
+      expect(frozen).toContain('100:SIGKILL:-20');
+      expect(resumed()).toBeGreaterThan(0);
+    });
+  });
+
+  it('catches a fork-and-exit worm that no plain scan sees: the frozen scan does, the group KILL ends it', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper, alive, log } = fakeSession(() => scheduler.now(), [{ pid: 30, pgrp: 30, state: 'S', worm: true }]);
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [30], scheduler })).toBe('110ms (r|)', {
+        r: { termed: expect.any(Number), escalated: true, survivors: [] },
+      });
+      scheduler.flush();
+      expect(alive.size).toBe(0);
+      expect(log).toContain('100:SIGKILL:-30');
+    });
+  });
+
+  it('does not call a session empty on a plain scan that missed a worm during the grace (frozen confirmation)', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper } = fakeSession(() => scheduler.now(), [{ pid: 40, pgrp: 40, state: 'S', worm: true }]);
+      // Without the frozen confirmation this would report at 10 ms, not escalated, with the worm still running.
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [40], scheduler })).toBe('110ms (r|)', {
+        r: expect.objectContaining({ escalated: true, survivors: [] }),
+      });
+    });
+  });
+
+  it('reports survivors at the bound instead of claiming the session empty', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper } = fakeSession(() => scheduler.now(), [{ pid: 50, pgrp: 50, state: 'S' }]);
+      const unkillable: SessionSweeper = { ...sweeper, signal: () => undefined, signalGroup: () => undefined };
+      expectObservable(sweepSession(unkillable, { ...options, boundMs: 300, knownGroups: [50], scheduler })).toBe('300ms (r|)', {
+        r: { termed: 1, escalated: true, survivors: [{ pid: 50, pgrp: 50, state: 'S' }] },
+      });
+    });
+  });
+
+  it('completes at once and signals nothing but the frozen check when the session is already empty', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper, log } = fakeSession(() => scheduler.now(), []);
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [60], scheduler })).toBe('(r|)', {
+        r: { termed: 0, escalated: false, survivors: [] },
+      });
+      scheduler.flush();
+      expect(log).toEqual(['0:SIGSTOP:-60', '0:SIGCONT:-60']);
+    });
+  });
+
+  it('leaves no timer behind when unsubscribed', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper, log } = fakeSession(() => scheduler.now(), [{ pid: 70, pgrp: 70, state: 'S' }]);
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [70], scheduler }), '^ 29ms !').toBe('');
+      scheduler.flush();
+      expect(log.every((l) => Number(l.split(':')[0]) < 30)).toBe(true);
+      expect(log.some((l) => l.includes('KILL'))).toBe(false);
+    });
+  });
+});
