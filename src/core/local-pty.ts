@@ -75,7 +75,7 @@ export class LocalPty {
           match(outcome)
             .with({ kind: 'delivered' }, () => undefined)
             .with({ kind: 'failed' }, ({ item, error }) =>
-              host.log.warn('notification not delivered', { session: item.sessionID, label: item.label, error: String(error) }),
+              host.log.warn(`${notificationKind(item)} notification not delivered`, { session: item.sessionID, label: item.label, error: String(error) }),
             )
             .exhaustive();
         }),
@@ -314,7 +314,7 @@ export class LocalPty {
   private enqueue(notification: ExitNotification): void {
     if (this.closing || this.deletedOwners.has(notification.sessionID)) return;
     if (this.pendingNotifications >= MAX_PENDING_NOTIFICATIONS) {
-      this.options.host.log.warn('notification dropped: too many pending', { id: notification.envelope['id'], type: notification.envelope['type'], limit: MAX_PENDING_NOTIFICATIONS });
+      this.options.host.log.warn(`${notificationKind(notification)} notification dropped: too many pending`, { id: notification.envelope['id'], limit: MAX_PENDING_NOTIFICATIONS });
       return;
     }
     this.pendingNotifications++;
@@ -334,6 +334,8 @@ export class LocalPty {
     return session;
   }
 }
+
+const notificationKind = (n: ExitNotification): string => (n.envelope['type'] === 'pty.match' ? 'match' : 'exit');
 
 /** One signal that aborts when either does (the tool call's own, or our owner/close abort). */
 function anySignal(ours: AbortSignal, theirs: AbortSignal | undefined): AbortSignal {
