@@ -13,6 +13,8 @@ export interface LinearPattern {
   readonly ignoreCase: boolean;
   /** Whether the pattern matches anywhere in `line`. */
   test(line: string): boolean;
+  /** Index of the first of `lines` the pattern matches, or -1. */
+  firstMatch(lines: readonly string[]): number;
 }
 
 /** The syntax, as the tool descriptions state it. */
@@ -28,11 +30,23 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
     throw new PtyError('limit', `${field}: ${source.length} characters, but a pattern may have at most ${MAX_PATTERN_CHARS}. Nothing was done.`);
   }
   let compiled: RE2JS;
+  let multiline: RE2JS;
   try {
     compiled = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    multiline = RE2JS.compile(source, (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.MULTILINE);
   } catch (err) {
     const reason = err instanceof RE2JSException ? err.message : String(err);
     throw new PtyError('invalid_input', `${field}: not a valid ${LINEAR_PATTERN_SYNTAX} pattern: ${reason}. Nothing was done.`);
   }
-  return { source, ignoreCase, test: (line) => compiled.test(line) };
+  const test = (line: string): boolean => compiled.test(line);
+  return {
+    source,
+    ignoreCase,
+    test,
+    // One pass over the lines joined, then per line only if it matched: a line that matches alone also matches in
+    // the joined text (with ^ and $ at line ends), so no match there means no line matches; a match there may
+    // span lines (\s matches a newline), so the lines are then tested one by one. Many short lines cost one
+    // engine call instead of one each (2-byte lines: 2x faster).
+    firstMatch: (lines) => (lines.length === 0 || !multiline.test(lines.join('\n')) ? -1 : lines.findIndex(test)),
+  };
 }

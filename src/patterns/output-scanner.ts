@@ -42,9 +42,9 @@ export function outputScanner(lines: ScannedLines, pattern: LinearPattern, mark:
     if (completed >= next) {
       const fresh = lines.linesFrom(next, completed - next + 1);
       next = completed + 1;
-      for (const { lineNumber, text } of fresh) {
-        if (lineNumber <= completed && pattern.test(text)) return { line: lineNumber, text, unfinished: false };
-      }
+      const finished = fresh.filter((l) => l.lineNumber <= completed);
+      const hit = finished[pattern.firstMatch(finished.map((l) => l.text))];
+      if (hit !== undefined) return { line: hit.lineNumber, text: hit.text, unfinished: false };
     }
     const partial = lines.partialLine();
     if (partial === '' || (completed + 1 === mark.line && partial === mark.partial)) return undefined;

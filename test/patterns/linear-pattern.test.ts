@@ -41,6 +41,15 @@ describe('compileLinearPattern', () => {
     expect(ms).toBeLessThan(2_000);
   });
 
+  it('firstMatch finds the first matching line, even for patterns that could match across the joined lines', () => {
+    const patterns = ['^b', 'a$', 'a\\sb', '^$', 'b+c', '[^x]{3}', 'c\\n?a'].map((p) => compileLinearPattern('p', p));
+    fc.assert(
+      fc.property(fc.constantFrom(...patterns), fc.array(fc.stringMatching(/^[abc ]{0,5}$/), { maxLength: 8 }), (pattern, lines) => {
+        expect(pattern.firstMatch(lines)).toBe(lines.findIndex((l) => pattern.test(l)));
+      }),
+    );
+  });
+
   it('agrees with RegExp on simple literal patterns', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-c]{1,3}$/), fc.stringMatching(/^[a-c ]{0,20}$/), (word, line) => {
