@@ -35,11 +35,10 @@ export async function readAfter(
   const { buffer } = session;
   // A cursor past the end is refused before waiting, not after.
   if (from !== undefined) linesAfter(buffer, from, 0);
-  const base = { id: session.info.id, totalLines: buffer.totalLines, firstLine: buffer.firstLine };
+  const base = () => ({ id: session.info.id, totalLines: buffer.totalLines, firstLine: buffer.firstLine });
   if (wait === undefined) {
-    return { ...base, status: session.status, exitCode: session.exitCode, ...linesAfter(buffer, from ?? 1, limit) };
+    return { ...base(), status: session.status, exitCode: session.exitCode, ...linesAfter(buffer, from ?? 1, limit) };
   }
-  const waited = await run((ours) => startWait(session, wait, signal === undefined ? ours : AbortSignal.any([ours, signal])).done);
-  const after = from === undefined ? {} : linesAfter(buffer, from, limit);
-  return { ...base, totalLines: buffer.totalLines, firstLine: buffer.firstLine, ...waited, ...after };
+  const waited = await run((ours) => startWait(session, wait, signal === undefined ? ours : AbortSignal.any([ours, signal]), { maxLines: limit }).done);
+  return { ...base(), ...waited, ...(from === undefined ? {} : linesAfter(buffer, from, limit)) };
 }

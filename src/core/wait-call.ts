@@ -38,7 +38,7 @@ export interface WaitResult {
   readonly match?: OutputMatch;
   readonly status: PtyStatus;
   readonly exitCode: number | null;
-  /** The output that arrived during the call (the newest MAX_WAIT_OUTPUT_LINES of it), the unfinished line marked. */
+  /** The output that arrived during the call (its newest MAX_WAIT_OUTPUT_LINES, or pty_read's limit), the unfinished line marked. */
   readonly lines: ReturnType<typeof resultLines>;
   /** Lines that arrived but are not in `lines` (read them with pty_read from `outputCursor`). */
   readonly omittedLines?: number;
@@ -59,7 +59,12 @@ export interface PendingWait {
  * wait hears it (subscribe first, then write). `mark` is where the call's own output begins (default: where the
  * output stands now).
  */
-export function startWait(session: PtySession, spec: WaitSpec, signal: AbortSignal | undefined, options: { mark?: OutputMark; scheduler?: SchedulerLike } = {}): PendingWait {
+export function startWait(
+  session: PtySession,
+  spec: WaitSpec,
+  signal: AbortSignal | undefined,
+  options: { mark?: OutputMark; maxLines?: number; scheduler?: SchedulerLike } = {},
+): PendingWait {
   const { buffer } = session;
   const mark = options.mark ?? markOf(buffer);
   const startedAt = performance.now();
@@ -76,15 +81,15 @@ export function startWait(session: PtySession, spec: WaitSpec, signal: AbortSign
         }),
       )
       .subscribe({ next: resolve, error: reject });
-  }).then((outcome) => waitResult(session, mark, outcome, Math.round(performance.now() - startedAt)));
+  }).then((outcome) => waitResult(session, mark, outcome, Math.round(performance.now() - startedAt), Math.min(options.maxLines ?? MAX_WAIT_OUTPUT_LINES, MAX_WAIT_OUTPUT_LINES)));
   return { done, cancel: () => subscription?.unsubscribe() };
 }
 
-function waitResult(session: PtySession, mark: OutputMark, outcome: WaitOutcome<OutputMatch>, waitedMs: number): WaitResult {
+function waitResult(session: PtySession, mark: OutputMark, outcome: WaitOutcome<OutputMatch>, waitedMs: number, maxLines: number): WaitResult {
   const { buffer } = session;
   const arrived = buffer.totalLines - mark.line + 1;
-  const from = Math.max(mark.line, buffer.totalLines - MAX_WAIT_OUTPUT_LINES + 1, buffer.firstLine);
-  const lines = buffer.linesFrom(from, MAX_WAIT_OUTPUT_LINES);
+  const from = Math.max(mark.line, buffer.totalLines - maxLines + 1, buffer.firstLine);
+  const lines = buffer.linesFrom(from, maxLines);
   const droppedLines = Math.max(0, buffer.firstLine - mark.line);
   const omittedLines = Math.max(0, arrived - lines.length - droppedLines);
   return {

@@ -34,6 +34,9 @@ export function watchHits$(session: PtySession, rules: readonly LinearPattern[],
       if (completed < next) return [];
       const fresh = buffer.linesFrom(next, completed - next + 1).filter((l) => l.lineNumber <= completed);
       next = completed + 1;
+      // One engine pass per rule over the new lines together; only a rule that hits somewhere is run line by line.
+      const texts = fresh.map((l) => l.text);
+      if (!rules.some((r) => r.firstMatch(texts) >= 0)) return [];
       return from(
         fresh.flatMap(({ lineNumber, text }) => {
           const rule = rules.findIndex((r) => r.test(text));
