@@ -25,6 +25,7 @@ import type { CallContext, ExitNotification, HostPort } from './host-port.js';
 import { PtySession } from './pty-session.js';
 import { readOutput } from './read-output.js';
 import { readAfter, readsAfter } from './read-after.js';
+import { cursorAfterPage, formatCursor } from './read-cursor.js';
 import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';
 import { compileWatch, matchNotification, watchHits$ } from './watch-rules.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
@@ -221,9 +222,11 @@ export class LocalPty {
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
     if (readsAfter(input)) return readAfter(session, input, ctx.signal, (work) => this.inflight.run(owner, work));
+    // Taken with the snapshot the read (or search) works on: output arriving during a search comes after the cursor.
+    const completed = session.buffer.completedLines;
     return readOutput(session, input, (request) =>
       this.inflight.run(owner, (signal) => this.grep.search({ ...request, signal: anySignal(signal, ctx.signal) })),
-    );
+    ).then((read) => ({ ...read, cursor: input.pattern === undefined && !input.raw && 'lines' in read ? cursorAfterPage(completed, read.lines.at(-1)?.line) : formatCursor(completed) }));
   }
 
   // ── pty_list ───────────────────────────────────────────────────────────────────────────────

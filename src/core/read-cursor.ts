@@ -14,6 +14,14 @@ export function formatCursor(completedLines: number): string {
   return `L${completedLines + 1}`;
 }
 
+/**
+ * The cursor after a page of lines (offset or tail): past the last finished line handed out. `lastLine` undefined
+ * (an empty page) means there was nothing left to read.
+ */
+export function cursorAfterPage(completedLines: number, lastLine: number | undefined): string {
+  return formatCursor(Math.min(lastLine ?? completedLines, completedLines));
+}
+
 export function cursorLine(cursor: string): number {
   if (!CURSOR_PATTERN.test(cursor)) throw new PtyError('invalid_input', `cursor: "${cursor}" is not a cursor; pass the cursor of an earlier pty_read, pty_write or pty_spawn result (like "L42").`);
   return Number(cursor.slice(1));

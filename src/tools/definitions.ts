@@ -78,7 +78,7 @@ export const ptyRead = defineTool({
     `pattern (POSIX extended regex) returns only matching lines (offset pages through the matches); a pattern that takes over ${GREP_TIMEOUT_MS} ms is stopped.`,
     `Lines longer than ${MAX_LINE_CHARS} characters are cut (marked). raw: true gives the terminal text as written.`,
     'Works after the program ended, too.',
-    'cursor (from any earlier pty_spawn, pty_write or pty_read result) returns only the lines after it, the unfinished last line included; every such result has a new cursor.',
+    'Every result has a cursor; pass it back as cursor to get only the lines after it (the unfinished last line included), so nothing is read twice.',
     `With wait, first waits for new output (same rules as pty_write's wait). ${WAIT_RULES}`,
   ].join(' '),
   args: ReadArgs,

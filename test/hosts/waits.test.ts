@@ -105,6 +105,10 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     await s.write(id, 'ial\\n');
     await s.untilOutput(id, 'partial');
     expect((await s.read(id, { cursor: after.cursor })).lines).toEqual([{ line: 4, text: 'partial' }]);
+    // Every read carries a cursor: past the last finished line it handed out.
+    expect((await s.read(id, { offset: 0, limit: 2 })).cursor).toBe('L3');
+    expect((await s.read(id, { tail: true, limit: 1 })).cursor).toBe('L5');
+    expect((await s.read(id, { pattern: 'one' })).cursor).toBe('L5');
     expect(fails(await s.call('pty_read', { id, cursor: 'L99' })).message).toMatch(/L99 is past the end of this PTY's output \(the next line is 5\)/);
     expect(fails(await s.call('pty_read', { id, cursor: 'L1', tail: true })).message).toMatch(/cursor .* cannot be combined with tail/);
     expect(fails(await s.call('pty_read', { id, cursor: '12' })).message).toMatch(/cursor: must be a cursor from an earlier result, like "L42"/);
