@@ -184,6 +184,26 @@ export class OutputBuffer {
     return this.dropped + this.retainedLines;
   }
 
+  /** Finished (newline-terminated) lines ever printed, dropped ones included: the unfinished line is number completedLines + 1. */
+  get completedLines(): number {
+    return this.dropped + this.lines.size;
+  }
+
+  /** The unfinished last line as rendered ('' when there is none). */
+  partialLine(): string {
+    return this.hasPartial() ? this.renderer.partial() : '';
+  }
+
+  /**
+   * Up to `limit` retained lines numbered `lineNumber` or later (from the oldest retained one when `lineNumber`
+   * is older), the non-empty unfinished line last. Costs O(lines returned).
+   */
+  linesFrom(lineNumber: number, limit: number): BufferLine[] {
+    integerAtLeast('limit', limit, 0);
+    if (!Number.isSafeInteger(lineNumber)) throw new RangeError(`lineNumber must be an integer, got ${lineNumber}`);
+    return this.page(Math.max(lineNumber, this.firstLine) - this.firstLine, limit);
+  }
+
   /** Up to `limit` lines starting at `offset` (0-based over the retained lines); past the end gives none. */
   page(offset: number, limit: number): BufferLine[] {
     integerAtLeast('offset', offset, 0);

@@ -6,6 +6,7 @@ import type { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS, TERMINATE_TIMEOUT_MS } from '../limits.js';
 import { intoBuffer } from '../operators/into-buffer.js';
+import type { PtyActivity } from '../operators/wait-for.js';
 import { terminateOn } from '../operators/terminate-on.js';
 import { ptyProcess$, type PtyEvent, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
 
@@ -57,6 +58,9 @@ export class PtySession {
   private handle: PtyHandle | undefined;
   private stopReason: StopReason | undefined;
   private readonly kill$ = new Subject<StopReason>();
+  /** Each chunk once it is in the buffer, the first stop reason, the exit; completes when the PTY has ended. Waits and watch rules listen here. */
+  private readonly activity = new Subject<PtyActivity>();
+  readonly activity$ = this.activity.asObservable();
   /** Stops a stream that has not started yet: there is no handle to terminate, so its teardown must. */
   private readonly abortStart$ = new ReplaySubject<void>(1);
   private pendingLineBytes = 0;
@@ -149,13 +153,14 @@ export class PtySession {
         this.status = 'running';
         this.startWaiters?.resolve();
       })
-      .with({ kind: 'output' }, () => undefined)
+      .with({ kind: 'output' }, () => this.activity.next({ kind: 'output' }))
       .with({ kind: 'exit' }, (exit) => {
         this.exitCode = exit.exitCode;
         this.signal = exit.signal ?? exit.inferredSignal;
         this.signalInferred = exit.signal === null && exit.inferredSignal !== null;
         this.markEnded();
         this.deps.onExit(this);
+        this.activity.next({ kind: 'exit' });
       })
       .exhaustive();
   }
@@ -172,7 +177,9 @@ export class PtySession {
 
   private beginTermination(reason: StopReason): void {
     if (!this.running) return;
+    const first = this.stopReason === undefined;
     this.stopReason ??= reason;
+    if (first) this.activity.next({ kind: 'stopping', reason });
     if (this.handle) this.deps.reaper.track(this.handle.terminate());
     else this.abortStart$.next();
   }
@@ -192,5 +199,6 @@ export class PtySession {
       .exhaustive();
     this.startWaiters?.reject(new PtyError(code, `${this.info.id} ended before it started (${this.stopReason ?? 'start failed'}).`));
     this.resolveEnded();
+    this.activity.complete();
   }
 }

@@ -14,6 +14,8 @@ import { resourceBounds } from './resource-bounds.js';
 import { timeout } from './timeout.js';
 import { toolNames } from './tool-names.js';
 import { utf8Split } from './utf8-split.js';
+import { wait } from './wait.js';
+import { watch } from './watch.js';
 
 /** Every scenario, in the order they run. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -22,6 +24,8 @@ export const SCENARIOS: readonly Scenario[] = [
   ownership,
   interactive,
   exitNotify,
+  wait,
+  watch,
   timeout,
   escalation,
   deleteInflight,
