@@ -22,15 +22,13 @@ import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../protocol/t
 import type { KillResult, ListResult, ReadResult, SpawnResult, WriteResult } from '../protocol/tool-results.js';
 import { BoundedSet } from './bounded-set.js';
 import { describePty, exitEnvelope, exitLabel } from './envelopes.js';
-import type { CallContext, ExitNotification, HostPort } from './host-port.js';
+import type { CallContext, PtyNotification, HostPort } from './host-port.js';
 import { PtySession } from './pty-session.js';
 import { readOutput } from './read-output.js';
 import { readAfter, readsAfter } from './read-after.js';
-import { cursorAfterPage, formatCursor } from './read-cursor.js';
 import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';
 import { compileWatch, matchNotification, watchHits$ } from './watch-rules.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
-import type { WaitResult } from './wait-call.js';
 import type { ptyProcess$ } from '../streams/pty-process.js';
 
 export interface LocalPtyOptions {
@@ -54,9 +52,9 @@ export class LocalPty {
   private readonly grep: GrepPool;
   private readonly close$ = new ReplaySubject<void>(1);
   private readonly ownerDeleted$ = new Subject<string>();
-  private readonly notifications$ = new Subject<ExitNotification>();
+  private readonly notifications$ = new Subject<PtyNotification>();
   /** One stream of pty.match notifications per watched PTY; each completes when its PTY ends. */
-  private readonly watches$ = new Subject<Observable<ExitNotification>>();
+  private readonly watches$ = new Subject<Observable<PtyNotification>>();
   private readonly deletedOwners = new BoundedSet<string>(MAX_REMEMBERED_DELETED_OWNERS);
   private readonly subscriptions = new Subscription();
   private pendingNotifications = 0;
@@ -223,11 +221,9 @@ export class LocalPty {
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
     if (readsAfter(input)) return readAfter(session, input, ctx.signal, (work) => this.inflight.run(owner, work));
-    // Taken with the snapshot the read (or search) works on: output arriving during a search comes after the cursor.
-    const completed = session.buffer.completedLines;
     return readOutput(session, input, (request) =>
       this.inflight.run(owner, (signal) => this.grep.search({ ...request, signal: anySignal(signal, ctx.signal) })),
-    ).then((read) => ({ ...read, cursor: input.pattern === undefined && !input.raw && 'lines' in read ? cursorAfterPage(completed, read.lines.at(-1)?.line) : formatCursor(completed) }));
+    );
   }
 
   // ── pty_list ───────────────────────────────────────────────────────────────────────────────
@@ -311,14 +307,14 @@ export class LocalPty {
     const owner = session.info.owner;
     if (!session.info.notifyOnExit || this.closing || this.deletedOwners.has(owner)) return;
     const envelope = exitEnvelope(session);
-    this.enqueue({ sessionID: owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
+    this.enqueue({ owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
   }
 
   /** Every notification (pty.exit, pty.match) goes through here: none once closing or the owner is deleted, bounded in number. */
-  private enqueue(notification: ExitNotification): void {
-    if (this.closing || this.deletedOwners.has(notification.sessionID)) return;
+  private enqueue(notification: PtyNotification): void {
+    if (this.closing || this.deletedOwners.has(notification.owner)) return;
     if (this.pendingNotifications >= MAX_PENDING_NOTIFICATIONS) {
-      this.options.host.log.warn(`${notificationKind(notification)} notification dropped: too many pending`, { id: notification.envelope['id'], limit: MAX_PENDING_NOTIFICATIONS });
+      this.options.host.log.warn(`${notificationKind(notification)} notification dropped: too many pending`, { id: notification.envelope.id, limit: MAX_PENDING_NOTIFICATIONS });
       return;
     }
     this.pendingNotifications++;
@@ -339,7 +335,11 @@ export class LocalPty {
   }
 }
 
-const notificationKind = (n: ExitNotification): string => (n.envelope['type'] === 'pty.match' ? 'match' : 'exit');
+const notificationKind = (n: PtyNotification): string =>
+  match(n.envelope)
+    .with({ type: 'pty.exit' }, () => 'exit')
+    .with({ type: 'pty.match' }, () => 'match')
+    .exhaustive();
 
 /** One signal that aborts when either does (the tool call's own, or our owner/close abort). */
 function anySignal(ours: AbortSignal, theirs: AbortSignal | undefined): AbortSignal {

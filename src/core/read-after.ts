@@ -1,6 +1,6 @@
 import { PtyError } from '../errors.js';
 import { DEFAULT_READ_LIMIT } from '../limits.js';
-import type { ReadInput } from '../tools/schemas.js';
+import type { ReadInput } from '../protocol/tool-inputs.js';
 import type { PtySession } from './pty-session.js';
 import { cursorLine, linesAfter } from './read-cursor.js';
 import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';

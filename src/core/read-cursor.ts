@@ -1,14 +1,10 @@
 import type { BufferLine } from '../buffer/output-buffer.js';
 import { PtyError } from '../errors.js';
-import type { ViewLine } from './read-view.js';
+import type { ResultLine } from '../protocol/tool-results.js';
 import { viewLines } from './read-view.js';
+import { CURSOR_PATTERN } from '../protocol/wait-schema.js';
 
-/**
- * A read cursor: `L<n>`, where n is the absolute number of the first line the reader has not seen finished.
- * The unfinished last line is never "seen": it is handed out again, grown, after the cursor. A string rather than
- * a bare number so that it is not mistaken for pty_read's `offset` (an index into the retained lines).
- */
-export const CURSOR_PATTERN = /^L[1-9][0-9]{0,15}$/;
+// The unfinished last line is never "seen" by a cursor: it is handed out again, grown, after the cursor.
 
 export function formatCursor(completedLines: number): string {
   return `L${completedLines + 1}`;
@@ -27,9 +23,7 @@ export function cursorLine(cursor: string): number {
   return Number(cursor.slice(1));
 }
 
-/** A line of a result; the unfinished last line (a prompt, a progress bar) says so. */
-export type ResultLine = ViewLine & { readonly unfinished?: true };
-
+/** The lines of a result; the unfinished last line (a prompt, a progress bar) says so. */
 export function resultLines(lines: readonly BufferLine[], completedLines: number): ResultLine[] {
   return viewLines(lines).map((line) => (line.line > completedLines ? { ...line, unfinished: true as const } : line));
 }

@@ -1,11 +1,12 @@
 import { defer, fromEvent, NEVER, of, type SchedulerLike, type Subscription } from 'rxjs';
 import { PtyError } from '../errors.js';
 import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_OUTPUT_LINES } from '../limits.js';
-import { waitFor, type WaitOutcome, type WaitReason } from '../operators/wait-for.js';
+import { waitFor, type WaitOutcome } from '../operators/wait-for.js';
 import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pattern.js';
 import { markOf, outputScanner, type OutputMark, type OutputMatch } from '../patterns/output-scanner.js';
-import type { WaitInput } from '../tools/wait-schema.js';
-import type { PtySession, PtyStatus } from './pty-session.js';
+import type { WaitReport } from '../protocol/tool-results.js';
+import type { WaitInput } from '../protocol/wait-schema.js';
+import type { PtySession } from './pty-session.js';
 import { formatCursor, resultLines } from './read-cursor.js';
 
 /** A wait as given, checked and compiled once, before anything is written. */
@@ -30,27 +31,9 @@ export function refuseIgnoreCaseAlone(tool: string, input: WaitInput | undefined
   }
 }
 
-/** What a wait adds to a tool result. */
-export interface WaitResult {
-  readonly reason: WaitReason;
-  readonly waitedMs: number;
-  /** The line the pattern matched, with its absolute number. */
-  readonly match?: OutputMatch;
-  readonly status: PtyStatus;
-  readonly exitCode: number | null;
-  /** The output that arrived during the call (its newest MAX_WAIT_OUTPUT_LINES, or pty_read's limit), the unfinished line marked. */
-  readonly lines: ReturnType<typeof resultLines>;
-  /** Lines that arrived but are not in `lines` (read them with pty_read from `outputCursor`). */
-  readonly omittedLines?: number;
-  readonly outputCursor?: string;
-  /** Lines that arrived during the call and were dropped from the buffer by a flood before the call ended. */
-  readonly droppedLines?: number;
-  readonly cursor: string;
-}
-
 /** A wait already listening: `done` settles with its result; `cancel` lets go (when the write it waits on failed). */
 export interface PendingWait {
-  readonly done: Promise<WaitResult>;
+  readonly done: Promise<WaitReport>;
   cancel(): void;
 }
 
@@ -85,7 +68,7 @@ export function startWait(
   return { done, cancel: () => subscription?.unsubscribe() };
 }
 
-function waitResult(session: PtySession, mark: OutputMark, outcome: WaitOutcome<OutputMatch>, waitedMs: number, maxLines: number): WaitResult {
+function waitResult(session: PtySession, mark: OutputMark, outcome: WaitOutcome<OutputMatch>, waitedMs: number, maxLines: number): WaitReport {
   const { buffer } = session;
   const arrived = buffer.totalLines - mark.line + 1;
   const from = Math.max(mark.line, buffer.totalLines - maxLines + 1, buffer.firstLine);

@@ -2,8 +2,9 @@ import { concatMap, from, type Observable, type SchedulerLike, takeWhile } from 
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS, NOTIFY_MATCH_LINE_CHARS } from '../limits.js';
 import { coalesceMatches, type Coalesced } from '../operators/coalesce-matches.js';
 import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pattern.js';
-import type { WatchInput } from '../tools/wait-schema.js';
-import type { ExitNotification } from './host-port.js';
+import type { WatchInput } from '../protocol/wait-schema.js';
+import type { MatchEnvelope } from '../protocol/tool-results.js';
+import type { PtyNotification } from './host-port.js';
 import type { PtySession } from './pty-session.js';
 
 export interface WatchHit {
@@ -53,10 +54,10 @@ function clip(text: string, max: number): string {
 }
 
 /** The `pty.match` message the owner session receives. */
-export function matchNotification(session: PtySession, { first, more }: Coalesced<WatchHit>): ExitNotification {
+export function matchNotification(session: PtySession, { first, more }: Coalesced<WatchHit>): PtyNotification {
   const description = clip(session.info.description, NOTIFY_DESCRIPTION_CHARS);
-  const envelope = {
-    type: 'pty.match' as const,
+  const envelope: MatchEnvelope = {
+    type: 'pty.match',
     id: session.info.id,
     description,
     pattern: first.pattern,
@@ -65,6 +66,6 @@ export function matchNotification(session: PtySession, { first, more }: Coalesce
     moreMatches: more,
     status: session.status,
   };
-  return { sessionID: session.info.owner, label: `PTY output matched: ${description}`, text: JSON.stringify(envelope), envelope };
+  return { owner: session.info.owner, label: `PTY output matched: ${description}`, text: JSON.stringify(envelope), envelope };
 }
 

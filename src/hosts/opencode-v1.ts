@@ -1,7 +1,7 @@
 import { Subject } from 'rxjs';
 import type { z } from 'zod';
 import { LocalPty, type LocalPtyOptions } from '../core/local-pty.js';
-import type { CallContext, ExitNotification, HostPort, Logger } from '../core/host-port.js';
+import type { CallContext, PtyNotification, HostPort, Logger } from '../core/host-port.js';
 import { WAKE_LOOKUP_MESSAGES } from '../limits.js';
 import { callContext, hostTools, permissionMetadata } from './host-tools.js';
 import { SessionActivity, type SessionTurn } from './session-activity.js';
@@ -87,7 +87,7 @@ function resultOrThrow<T>(what: string, result: V1Result<T>): T | undefined {
  * turn's next step with those of its LAST user message, so a notification without them would switch the
  * user's agent and model, in a woken turn and in the middle of a running one alike (seen end to end).
  */
-async function notifyV1(client: V1Client, activity: SessionActivity, n: ExitNotification, signal: AbortSignal): Promise<void> {
+async function notifyV1(client: V1Client, activity: SessionActivity, n: PtyNotification, signal: AbortSignal): Promise<void> {
   const parts = [{ type: 'text' as const, text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } }];
   const keep = activity.lastTurn(n.owner) ?? (await lastTurnFromMessages(client, n.owner, signal));
   if (keep && !activity.isBusy(n.owner)) {

@@ -7,7 +7,6 @@ import {
   MIN_QUIET_MS,
   MIN_WAIT_TIMEOUT_MS,
 } from '../limits.js';
-import { CURSOR_PATTERN } from '../core/read-cursor.js';
 
 const WAIT_KEYS = 'pattern, ignoreCase, quietMs, timeoutMs';
 
@@ -60,6 +59,12 @@ export const WatchArg = z
   .max(MAX_WATCH_RULES, `at most ${MAX_WATCH_RULES} rules`)
   .optional()
   .describe('Rules that wake this session with a pty.match message when a line of output matches (e.g. "listening on", "ERROR", "Tests: .* failed"), instead of polling.');
+
+/**
+ * A read cursor: `L<n>`, where n is the absolute number of the first line the reader has not seen finished. A
+ * string rather than a bare number so that it is not mistaken for pty_read's `offset` (an index into the retained lines).
+ */
+export const CURSOR_PATTERN = /^L[1-9][0-9]{0,15}$/;
 
 export const CursorArg = z
   .string()
