@@ -1,14 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_WAIT_TIMEOUT_MS, MAX_PATTERN_CHARS, MAX_WAIT_TIMEOUT_MS, MIN_QUIET_MS } from '../../src/limits.js';
-import { sleep, waitFor } from './fixtures/host-fixture.js';
-import { HOSTS, Session, fails, ok, useHost, type ReadLine } from './fixtures/suite.js';
+import { type ResultLine, WaitedRead, WriteWaited } from '../../src/protocol/tool-results.js';
+import { sleep } from '../../src/testkit/waits.js';
+import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(120_000);
 
 // Input is not echoed, so a prompt is not at the start of its line once answered (`>>> >>> ` after an assignment).
 const PROMPT = '>>> $';
-const texts = (lines: ReadLine[]): string[] => lines.map((l) => l.text);
+const texts = (lines: readonly ResultLine[]): string[] => lines.map((l) => l.text);
 
 describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
   const ctx = useHost(factory);
@@ -17,25 +18,25 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     const s = new Session(ctx.host, 'ses_wait_repl');
     const spawned = await s.spawn({ command: 'python3', args: ['-q'], description: 'python REPL', wait: { pattern: PROMPT } });
     expect(spawned).toMatchObject({ status: 'running', reason: 'match', match: { text: '>>> ', unfinished: true } });
-    expect(spawned.lines.at(-1)).toEqual({ line: spawned.match.line, text: '>>> ', unfinished: true });
+    expect(spawned.lines.at(-1)).toEqual({ line: spawned.match?.line, text: '>>> ', unfinished: true });
 
     const assign = await s.call('pty_write', { id: spawned.id, data: 'x = 6 * 7\\n', wait: { pattern: PROMPT } });
-    expect(ok(assign)).toMatchObject({ reason: 'match', bytesWritten: 10, status: 'running' });
+    expect(ok(assign, WriteWaited)).toMatchObject({ reason: 'match', bytesWritten: 10, status: 'running' });
 
-    const answer = ok(await s.call('pty_write', { id: spawned.id, data: 'print(x, "é")\\n', wait: { pattern: PROMPT } }));
+    const answer = ok(await s.call('pty_write', { id: spawned.id, data: 'print(x, "é")\\n', wait: { pattern: PROMPT } }), WriteWaited);
     // Input is not echoed: the answer follows the old prompt on its line; the new prompt is the unfinished line.
     expect(answer.reason).toBe('match');
     expect(texts(answer.lines)).toEqual(['>>> >>> 42 é', '>>> ']);
     expect(answer.lines[1]).toMatchObject({ unfinished: true });
-    expect(answer.match).toEqual({ line: answer.lines[1].line, text: '>>> ', unfinished: true });
+    expect(answer.match).toEqual({ line: answer.lines[1]?.line, text: '>>> ', unfinished: true });
     expect(answer.waitedMs).toBeLessThan(5_000);
 
     // A multi-line block: the continuation prompt is waited for, then the result.
-    expect(ok(await s.call('pty_write', { id: spawned.id, data: 'for i in range(3):\\n', wait: { pattern: '\\.\\.\\. $' } })).reason).toBe('match');
-    const loop = ok(await s.call('pty_write', { id: spawned.id, data: '  print(i * i)\\n\\n', wait: { pattern: PROMPT } }));
+    expect(ok(await s.call('pty_write', { id: spawned.id, data: 'for i in range(3):\\n', wait: { pattern: '\\.\\.\\. $' } }), WriteWaited).reason).toBe('match');
+    const loop = ok(await s.call('pty_write', { id: spawned.id, data: '  print(i * i)\\n\\n', wait: { pattern: PROMPT } }), WriteWaited);
     expect(texts(loop.lines).slice(-4)).toEqual(['>>> ... ... 0', '1', '4', '>>> ']);
 
-    const bye = ok(await s.call('pty_write', { id: spawned.id, data: 'exit()\\n', wait: { pattern: PROMPT } }));
+    const bye = ok(await s.call('pty_write', { id: spawned.id, data: 'exit()\\n', wait: { pattern: PROMPT } }), WriteWaited);
     expect(bye).toMatchObject({ reason: 'exit', status: 'exited', exitCode: 0 });
     // Nothing but the writes above touched it: not one pty_read.
     expect(ctx.host.permissionLog.filter((p) => p.metadata['tool'] === 'pty_write')).toHaveLength(5);
@@ -50,9 +51,9 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
       wait: { pattern: '\\[y/N\\] $' },
     });
     expect(spawned).toMatchObject({ reason: 'match', match: { line: 1, text: 'Delete 3 files? [y/N] ', unfinished: true } });
-    const answered = ok(await s.call('pty_write', { id: spawned.id, data: 'y\\n', wait: { pattern: 'answer=' } }));
+    const answered = ok(await s.call('pty_write', { id: spawned.id, data: 'y\\n', wait: { pattern: 'answer=' } }), WriteWaited);
     expect(answered).toMatchObject({ reason: 'match', match: { line: 1, text: 'Delete 3 files? [y/N] answer=y', unfinished: false } });
-    const rest = ok(await s.call('pty_read', { id: spawned.id, cursor: answered.cursor, wait: {} }));
+    const rest = ok(await s.call('pty_read', { id: spawned.id, cursor: answered.cursor, wait: {} }), WaitedRead);
     expect(rest).toMatchObject({ reason: 'exit', status: 'exited' });
     expect(texts(rest.lines)).toEqual(['done']);
   });
@@ -65,24 +66,24 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     const spawned = await s.spawn({ command: 'python3', args: ['-m', 'pdb', script], description: 'pdb', wait: { pattern: pdbPrompt } });
     expect(spawned.reason).toBe('match');
     expect(texts(spawned.lines).join('\n')).toContain('-> x = 1');
-    const next = ok(await s.call('pty_write', { id: spawned.id, data: 'n\\n', wait: { pattern: pdbPrompt } }));
+    const next = ok(await s.call('pty_write', { id: spawned.id, data: 'n\\n', wait: { pattern: pdbPrompt } }), WriteWaited);
     expect(texts(next.lines).join('\n')).toContain('-> y = x + 41');
-    ok(await s.call('pty_write', { id: spawned.id, data: 'n\\n', wait: { pattern: pdbPrompt } }));
-    const printed = ok(await s.call('pty_write', { id: spawned.id, data: 'p y\\n', wait: { pattern: pdbPrompt } }));
+    ok(await s.call('pty_write', { id: spawned.id, data: 'n\\n', wait: { pattern: pdbPrompt } }), WriteWaited);
+    const printed = ok(await s.call('pty_write', { id: spawned.id, data: 'p y\\n', wait: { pattern: pdbPrompt } }), WriteWaited);
     expect(texts(printed.lines)).toEqual(['(Pdb) 42', '(Pdb) ']);
-    const quit = ok(await s.call('pty_write', { id: spawned.id, data: 'q\\n', wait: { pattern: pdbPrompt, timeoutMs: 10_000 } }));
+    const quit = ok(await s.call('pty_write', { id: spawned.id, data: 'q\\n', wait: { pattern: pdbPrompt, timeoutMs: 10_000 } }), WriteWaited);
     expect(quit.reason).toBe('exit');
   });
 
   it('waits for quiet after the answer began, and says so when nothing came at all (the timeout ends it)', async () => {
     const s = new Session(ctx.host, 'ses_wait_quiet');
     const { id } = await s.spawn({ command: 'sh', args: ['-c', 'while read l; do echo "got $l"; sleep 0.1; echo "still $l"; done'], description: 'echoer' });
-    const quiet = ok(await s.call('pty_write', { id, data: 'a\\n', wait: { quietMs: 400 } }));
+    const quiet = ok(await s.call('pty_write', { id, data: 'a\\n', wait: { quietMs: 400 } }), WriteWaited);
     // The pause of 100 ms between the two lines is shorter than quietMs: both arrive before quiet.
     expect(quiet).toMatchObject({ reason: 'quiet' });
     expect(texts(quiet.lines)).toEqual(['got a', 'still a']);
     expect(quiet.waitedMs).toBeGreaterThanOrEqual(500);
-    const silent = ok(await s.call('pty_read', { id, wait: { quietMs: MIN_QUIET_MS, timeoutMs: 600 } }));
+    const silent = ok(await s.call('pty_read', { id, wait: { quietMs: MIN_QUIET_MS, timeoutMs: 600 } }), WaitedRead);
     expect(silent).toMatchObject({ reason: 'timeout', lines: [] });
     expect(silent.waitedMs).toBeGreaterThanOrEqual(590);
   });
@@ -90,7 +91,7 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
   it('hands out a cursor; a read from it gives only what came after, the unfinished line again', async () => {
     const s = new Session(ctx.host, 'ses_wait_cursor');
     const { id } = await s.spawn({ command: 'cat', description: 'cat' });
-    const first = ok(await s.call('pty_write', { id, data: 'one\\ntwo\\n', wait: { pattern: '^two$' } }));
+    const first = ok(await s.call('pty_write', { id, data: 'one\\ntwo\\n', wait: { pattern: '^two$' } }), WriteWaited);
     expect(first).toMatchObject({ reason: 'match', cursor: 'L3' });
     // Ctrl-D in the middle of a line hands cat what was typed so far: output that ends without a newline.
     await s.write(id, 'three\\npart\\x04');
@@ -139,7 +140,7 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
       listTimes.push(Date.now() - t);
       await sleep(100);
     }
-    const result = ok(await waiting);
+    const result = ok(await waiting, WaitedRead);
     const elapsed = Date.now() - started;
     expect(result.reason).toBe('timeout');
     expect(elapsed).toBeLessThan(4_000);
@@ -147,7 +148,7 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     expect(result.lines.length).toBeGreaterThan(0);
     // Bounded like any read (limit), the newest lines; the rest is counted and readable from outputCursor.
     expect(result.lines.length).toBe(100);
-    expect(result.lines.at(-1).line).toBeGreaterThan(result.lines[0].line);
+    expect(result.lines.at(-1)?.line).toBeGreaterThan(result.lines[0]?.line ?? Number.POSITIVE_INFINITY);
     expect(result.omittedLines).toBeGreaterThan(0);
     expect(result.outputCursor).toMatch(/^L\d+$/);
   });
@@ -157,7 +158,7 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     const ptys = await Promise.all(sessions.flatMap((s) => [0, 1, 2, 3].map(async () => ({ s, id: (await s.spawn({ command: 'cat', description: 'cat' })).id as string }))));
     expect(ptys).toHaveLength(16);
     const results = await Promise.all(ptys.map(({ s, id }, n) => s.call('pty_write', { id, data: `ping ${n}\\n`, wait: { pattern: `^ping ${n}$`, timeoutMs: 20_000 } })));
-    results.forEach((r, n) => expect(ok(r)).toMatchObject({ reason: 'match', match: { line: 1, text: `ping ${n}` } }));
+    results.forEach((r, n) => expect(ok(r, WriteWaited)).toMatchObject({ reason: 'match', match: { line: 1, text: `ping ${n}` } }));
   });
 
   it('a wait ends at once when the call is aborted, the PTY killed, its owner deleted, or the plugin closed', async () => {
@@ -168,13 +169,13 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     await sleep(200);
     controller.abort(new Error('Esc'));
     const abortOutcome = await aborted;
-    expect(ok(abortOutcome)).toMatchObject({ reason: 'aborted' });
+    expect(ok(abortOutcome, WaitedRead)).toMatchObject({ reason: 'aborted' });
 
     const killedWait = s.call('pty_read', { id, wait: { pattern: 'x' } });
     await sleep(200);
     const started = Date.now();
     await s.kill(id);
-    expect(ok(await killedWait)).toMatchObject({ reason: 'killed' });
+    expect(ok(await killedWait, WaitedRead)).toMatchObject({ reason: 'killed' });
     expect(Date.now() - started).toBeLessThan(5_000);
 
     const d = new Session(ctx.host, 'ses_wait_deleted');
@@ -183,7 +184,7 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     await sleep(200);
     await ctx.host.deleteSession('ses_wait_deleted');
     const deletedOutcome = await deletedWait;
-    expect(ok(deletedOutcome)).toMatchObject({ reason: 'owner_deleted' });
+    expect(ok(deletedOutcome, WaitedRead)).toMatchObject({ reason: 'owner_deleted' });
 
     const c = new Session(ctx.host, 'ses_wait_closed');
     const cat2 = await c.spawn({ command: 'cat', description: 'cat' });
@@ -192,7 +193,7 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     const closing = Date.now();
     await ctx.host.close();
     const closedOutcome = await closedWait;
-    expect(ok(closedOutcome)).toMatchObject({ reason: 'closed' });
+    expect(ok(closedOutcome, WaitedRead)).toMatchObject({ reason: 'closed' });
     expect(Date.now() - closing).toBeLessThan(10_000);
   });
 

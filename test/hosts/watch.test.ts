@@ -1,7 +1,8 @@
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS } from '../../src/limits.js';
-import { sleep, waitFor, type NotificationRecord } from './fixtures/host-fixture.js';
+import type { NotificationRecord } from '../../src/testkit/fake-host.js';
+import { V1HostFixture, v1Fixture } from '../../src/testkit/fake-v1-host.js';
+import { sleep, waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, useHost } from './fixtures/suite.js';
-import { V1HostFixture, v1Fixture } from './fixtures/v1-host.js';
 
 jest.setTimeout(90_000);
 
