@@ -139,3 +139,25 @@ export const MAX_TRACKED_BUSY_SESSIONS = 1_024;
 export const MAX_TRACKED_SESSION_TURNS = 1_024;
 /** Recent messages read to find the agent and model a woken session must keep, when no event told them. */
 export const WAKE_LOOKUP_MESSAGES = 20;
+
+// ── Waits (the `wait` of pty_spawn, pty_write and pty_read) and watch rules ──────────────────
+/** How long a wait lasts when it names no timeoutMs. */
+export const DEFAULT_WAIT_TIMEOUT_MS = 30_000;
+/** The longest a single tool call may wait. */
+export const MAX_WAIT_TIMEOUT_MS = 300_000;
+export const MIN_WAIT_TIMEOUT_MS = 1;
+/** The shortest quiet period a wait accepts: below it, a pause between two chunks of one answer ends the wait. */
+export const MIN_QUIET_MS = 50;
+/** Lines of the output that arrived during a wait that its result carries (the newest); pty_read from the cursor gives the rest. */
+export const MAX_WAIT_OUTPUT_LINES = DEFAULT_READ_LIMIT;
+/**
+ * The unfinished last line is matched again after every chunk (prompts end without a newline), so only its last
+ * this many characters are: the cost per chunk stays bounded by the chunk, not by a line that never ends.
+ */
+export const MAX_PARTIAL_MATCH_CHARS = 4_096;
+/** Watch rules one PTY may carry. */
+export const MAX_WATCH_RULES = 4;
+/** At most one pty.match notification per PTY per this interval; matches in between are counted into the next. */
+export const MATCH_NOTIFY_INTERVAL_MS = 2_000;
+/** The matched line in a pty.match notification is cut at this. */
+export const NOTIFY_MATCH_LINE_CHARS = NOTIFY_LAST_LINE_CHARS;

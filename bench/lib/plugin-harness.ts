@@ -1,3 +1,4 @@
+import { match } from 'ts-pattern';
 import type { ExitEnvelope, LinesRead, SpawnResult } from '../../src/protocol/tool-results.js';
 import { V1HostFixture } from '../../src/testkit/fake-v1-host.js';
 
@@ -12,7 +13,12 @@ export class PluginHarness {
   private readonly waiters = new Map<string, (env: ExitEnvelope) => void>();
 
   private constructor(readonly host: V1HostFixture) {
-    host.onNotification = (record) => this.onExit(record.envelope);
+    // The bench sets no watch rules: a pty.match cannot come, and would not end a PTY.
+    host.onNotification = (record) =>
+      match(record.envelope)
+        .with({ type: 'pty.exit' }, (env) => this.onExit(env))
+        .with({ type: 'pty.match' }, () => undefined)
+        .exhaustive();
   }
 
   static async open(): Promise<PluginHarness> {

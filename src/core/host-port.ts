@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { ExitEnvelope } from '../protocol/tool-results.js';
+import type { PtyEnvelope } from '../protocol/tool-results.js';
 
 /** What the user is asked before a PTY action; the adapters map it onto their host's permission API. */
 export interface PermissionRequest {
@@ -21,14 +21,15 @@ export interface CallContext {
   readonly signal?: AbortSignal;
 }
 
-export interface ExitNotification {
+/** A message from a PTY to its owner session: its exit (`pty.exit`) or a watch rule's match (`pty.match`). */
+export interface PtyNotification {
   /** The OpenCode session that owns the PTY and receives the message. */
   readonly owner: string;
-  /** `PTY exited: <description>` */
+  /** `PTY exited: <description>`, `PTY output matched: <description>` */
   readonly label: string;
   /** The JSON envelope, as text, that the model reads. */
   readonly text: string;
-  readonly envelope: ExitEnvelope;
+  readonly envelope: PtyEnvelope;
 }
 
 export interface Logger {
@@ -40,7 +41,7 @@ export interface Logger {
 /** Everything the core needs from a host; it knows nothing else of OpenCode. */
 export interface HostPort {
   /** Puts a message into the owner session (waking it if idle, keeping its agent and model). */
-  notify(notification: ExitNotification, signal: AbortSignal): Promise<void>;
+  notify(notification: PtyNotification, signal: AbortSignal): Promise<void>;
   /** IDs of deleted sessions. Completes or never emits when the host has no such events. */
   readonly sessionDeleted$: Observable<string>;
   readonly log: Logger;

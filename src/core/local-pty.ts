@@ -1,4 +1,4 @@
-import { concatWith, defer, EMPTY, from, ignoreElements, lastValueFrom, mergeMap, Observable, ReplaySubject, Subject, Subscription, takeUntil, tap, timeout } from 'rxjs';
+import { concatWith, defer, EMPTY, from, ignoreElements, lastValueFrom, map, mergeAll, mergeMap, Observable, ReplaySubject, Subject, Subscription, takeUntil, tap, timeout } from 'rxjs';
 import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { checkCommandBounds } from '../engine/command-bounds.js';
@@ -22,9 +22,12 @@ import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../protocol/t
 import type { KillResult, ListResult, ReadResult, SpawnResult, WriteResult } from '../protocol/tool-results.js';
 import { BoundedSet } from './bounded-set.js';
 import { describePty, exitEnvelope, exitLabel, membersView } from './envelopes.js';
-import type { CallContext, ExitNotification, HostPort } from './host-port.js';
+import type { CallContext, PtyNotification, HostPort } from './host-port.js';
 import { PtySession, type StopReason } from './pty-session.js';
 import { readOutput } from './read-output.js';
+import { readAfter, readsAfter } from './read-after.js';
+import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';
+import { compileWatch, matchNotification, watchHits$ } from './watch-rules.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
 import type { ptyProcess$ } from '../streams/pty-process.js';
 
@@ -49,7 +52,9 @@ export class LocalPty {
   private readonly grep: GrepPool;
   private readonly close$ = new ReplaySubject<void>(1);
   private readonly ownerDeleted$ = new Subject<string>();
-  private readonly notifications$ = new Subject<ExitNotification>();
+  private readonly notifications$ = new Subject<PtyNotification>();
+  /** One stream of pty.match notifications per watched PTY; each completes when its PTY ends. */
+  private readonly watches$ = new Subject<Observable<PtyNotification>>();
   private readonly deletedOwners = new BoundedSet<string>(MAX_REMEMBERED_DELETED_OWNERS);
   private readonly subscriptions = new Subscription();
   private pendingNotifications = 0;
@@ -70,11 +75,13 @@ export class LocalPty {
           match(outcome)
             .with({ kind: 'delivered' }, () => undefined)
             .with({ kind: 'failed' }, ({ item, error }) =>
-              host.log.warn('exit notification not delivered', { owner: item.owner, label: item.label, error: String(error) }),
+              host.log.warn(`${notificationKind(item)} notification not delivered`, { owner: item.owner, label: item.label, error: String(error) }),
             )
             .exhaustive();
         }),
     );
+    // At most one live inner per PTY, and the registry holds at most MAX_SESSIONS PTYs.
+    this.subscriptions.add(this.watches$.pipe(mergeAll(MAX_SESSIONS), takeUntil(this.close$)).subscribe((n) => this.enqueue(n)));
     this.subscriptions.add(
       host.sessionDeleted$.pipe(takeUntil(this.close$)).subscribe({
         next: (owner) => void this.deleteOwner(owner),
@@ -87,6 +94,9 @@ export class LocalPty {
   spawn(ctx: CallContext, input: SpawnInput): Promise<SpawnResult> {
     const args = input.args ?? [];
     checkCommandBounds(input.command, args);
+    refuseIgnoreCaseAlone('pty_spawn', input.wait);
+    const wait = compileWait('pty_spawn', input.wait);
+    const watch = compileWatch('pty_spawn', input.watch);
     const owner = ctx.owner;
     this.gate(owner);
     // Synchronous, before the first await: racing spawns cannot overshoot the limits.
@@ -145,15 +155,23 @@ export class LocalPty {
           },
         );
         reservation.commit(session);
+        // Both listen before the process starts: its first output is theirs too.
+        if (watch.length > 0) this.watches$.next(watchHits$(session, watch).pipe(map((hit) => matchNotification(session, hit))));
+        const pending = wait && startWait(session, wait, stop, { mark: { line: 1, partial: '' } });
         try {
           await session.start();
           this.gate(owner);
           stop.throwIfAborted();
         } catch (err) {
+          pending?.cancel();
           // A process that did start is ended; one that never started leaves nothing to read.
           await session.stop('kill');
           if (session.pid === null || this.closing || this.deletedOwners.has(owner)) this.registry.remove(session.info.id);
           throw err;
+        }
+        if (pending) {
+          const waited = await pending.done;
+          return { ...describePty(session), ...waited };
         }
         return describePty(session);
       })
@@ -163,6 +181,8 @@ export class LocalPty {
   // ── pty_write ──────────────────────────────────────────────────────────────────────────────
   write(ctx: CallContext, input: WriteInput): Promise<WriteResult> {
     const bytes = decodeEscapes(input.data);
+    refuseIgnoreCaseAlone('pty_write', input.wait);
+    const wait = compileWait('pty_write', input.wait);
     const owner = ctx.owner;
     this.gate(owner);
     const session = this.runningSession(owner, input.id);
@@ -181,7 +201,16 @@ export class LocalPty {
       stop.throwIfAborted();
       this.gate(owner);
       this.runningSession(owner, input.id);
-      const written = await session.write(bytes);
+      // Subscribe first, then write: the answer cannot come before the wait hears it.
+      const pending = wait && startWait(session, wait, stop);
+      let written: number;
+      try {
+        written = await session.write(bytes);
+      } catch (err) {
+        pending?.cancel();
+        throw err;
+      }
+      if (pending) return { id: input.id, bytesWritten: written, ...(await pending.done) };
       return { id: input.id, bytesWritten: written, status: session.status };
     });
   }
@@ -191,6 +220,7 @@ export class LocalPty {
     const owner = ctx.owner;
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
+    if (readsAfter(input)) return readAfter(session, input, ctx.signal, (work) => this.inflight.run(owner, work));
     return readOutput(session, input, (request) =>
       this.inflight.run(owner, (signal) => this.grep.search({ ...request, signal: anySignal(signal, ctx.signal) })),
     );
@@ -298,19 +328,26 @@ export class LocalPty {
     await lastValueFrom(work$, { defaultValue: undefined });
     this.subscriptions.unsubscribe();
     this.notifications$.complete();
+    this.watches$.complete();
     this.ownerDeleted$.complete();
   }
 
   private onExit(session: PtySession): void {
     const owner = session.info.owner;
     if (!session.info.notifyOnExit || this.closing || this.deletedOwners.has(owner)) return;
+    const envelope = exitEnvelope(session);
+    this.enqueue({ owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
+  }
+
+  /** Every notification (pty.exit, pty.match) goes through here: none once closing or the owner is deleted, bounded in number. */
+  private enqueue(notification: PtyNotification): void {
+    if (this.closing || this.deletedOwners.has(notification.owner)) return;
     if (this.pendingNotifications >= MAX_PENDING_NOTIFICATIONS) {
-      this.options.host.log.warn('exit notification dropped: too many pending', { id: session.info.id, limit: MAX_PENDING_NOTIFICATIONS });
+      this.options.host.log.warn(`${notificationKind(notification)} notification dropped: too many pending`, { id: notification.envelope.id, limit: MAX_PENDING_NOTIFICATIONS });
       return;
     }
     this.pendingNotifications++;
-    const envelope = exitEnvelope(session);
-    this.notifications$.next({ owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
+    this.notifications$.next(notification);
   }
 
   private gate(owner: string): void {
@@ -326,6 +363,12 @@ export class LocalPty {
     return session;
   }
 }
+
+const notificationKind = (n: PtyNotification): string =>
+  match(n.envelope)
+    .with({ type: 'pty.exit' }, () => 'exit')
+    .with({ type: 'pty.match' }, () => 'match')
+    .exhaustive();
 
 /** One signal that aborts when either does (the tool call's own, or our owner/close abort). */
 function anySignal(ours: AbortSignal, theirs: AbortSignal | undefined): AbortSignal {

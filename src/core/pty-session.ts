@@ -7,6 +7,7 @@ import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { intoBuffer } from '../operators/into-buffer.js';
 import { NO_MEMBERS, ptyProcess$, type MemberList, type PtyEvent, type PtyHandle, type PtySpec, type TerminationReport } from '../streams/pty-process.js';
+import type { PtyActivity } from '../operators/wait-for.js';
 
 import type { PtyStatus } from '../protocol/tool-results.js';
 
@@ -67,6 +68,9 @@ export class PtySession {
   private handle: PtyHandle | undefined;
   private stopReason: StopReason | undefined;
   private readonly kill$ = new Subject<StopReason>();
+  /** Each chunk once it is in the buffer, the first stop reason, the exit; completes when the PTY has ended. Waits and watch rules listen here. */
+  private readonly activity = new Subject<PtyActivity>();
+  readonly activity$ = this.activity.asObservable();
   /** Stops a stream that has not started yet: there is no handle to terminate, so its teardown must. */
   private readonly abortStart$ = new ReplaySubject<void>(1);
   private readonly ended$ = new ReplaySubject<void>(1);
@@ -187,7 +191,7 @@ export class PtySession {
         this.status = 'running';
         this.startWaiters?.resolve();
       })
-      .with({ kind: 'output' }, () => undefined)
+      .with({ kind: 'output' }, () => this.activity.next({ kind: 'output' }))
       .with({ kind: 'exit' }, (exit) => {
         this.exitCode = exit.exitCode;
         this.signal = exit.signal ?? exit.inferredSignal;
@@ -199,6 +203,8 @@ export class PtySession {
         // Left on its own, the model must learn now that its program ended and what it left; while a stop sweeps
         // the rest, the notice waits for the outcome.
         if (this.stopReason === undefined || exit.lingering.count === 0) this.notifyExit();
+        // The program has ended: that ends every wait, whether or not members of its session linger.
+        this.activity.next({ kind: 'exit' });
       })
       .with({ kind: 'members' }, ({ lingering }) => {
         this.lingering = lingering;
@@ -228,7 +234,9 @@ export class PtySession {
 
   private beginTermination(reason: StopReason): void {
     if (!this.running) return;
+    const first = this.stopReason === undefined;
     this.stopReason ??= reason;
+    if (first) this.activity.next({ kind: 'stopping', reason });
     if (this.handle) this.terminateOnce(this.handle);
     else this.abortStart$.next();
   }
@@ -269,5 +277,6 @@ export class PtySession {
       .exhaustive();
     this.startWaiters?.reject(new PtyError(code, `${this.info.id} ended before it started (${this.stopReason ?? 'start failed'}).`));
     this.resolveEnded();
+    this.activity.complete();
   }
 }

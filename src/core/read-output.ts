@@ -5,6 +5,7 @@ import type { ReadInput } from '../protocol/tool-inputs.js';
 import type { LinesRead, MatchesRead, RawRead, ReadResult } from '../protocol/tool-results.js';
 import { membersView } from './envelopes.js';
 import type { PtySession } from './pty-session.js';
+import { cursorAfterPage, formatCursor } from './read-cursor.js';
 import { viewLines } from './read-view.js';
 
 export type Search = (request: Omit<GrepRequest, 'signal'>) => Promise<GrepMatch[]>;
@@ -50,9 +51,11 @@ function window(total: number, offset: number | undefined, limit: number, tail: 
  * pty_read's answer: a page of rendered lines (O(page)), the newest lines (`tail`), matches of a pattern
  * (through the bounded grep workers, line numbers mapped back to absolute ones), or the raw terminal text.
  */
-export async function readOutput(session: PtySession, input: ReadInput, search: Search): Promise<ReadResult> {
+export async function readOutput(session: PtySession, input: ReadInput, search: Search): Promise<LinesRead | RawRead | MatchesRead> {
   checkCombination(input);
   const { buffer } = session;
+  // Taken with the snapshot the read (or search) works on: output arriving during a search comes after the cursor.
+  const cursor = formatCursor(buffer.completedLines);
   const limit = input.limit ?? DEFAULT_READ_LIMIT;
   const base = {
     id: session.info.id,
@@ -73,7 +76,7 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
     const lines = viewLines(found.slice(skip).map((m) => ({ lineNumber: firstLine + m.lineNumber - 1, text: m.text })));
     // grep stopped at its limit: more matches may follow.
     const limitReached = found.length >= skip + limit;
-    const result: MatchesRead = { ...base, pattern: input.pattern, ignoreCase, offset: skip, matches: lines.length, limitReached, lines, ...continuation(skip + lines.length, limitReached, 'matches') };
+    const result: MatchesRead = { ...base, pattern: input.pattern, ignoreCase, offset: skip, matches: lines.length, limitReached, lines, ...continuation(skip + lines.length, limitReached, 'matches'), cursor };
     return result;
   }
   if (input.raw) {
@@ -84,11 +87,12 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
     const text = lines.map((l) => l.text).join('\n');
     const cutLines = lines.filter((l) => l.cutFrom !== undefined).length;
     const { start, end, ...next } = w;
-    const result: RawRead = { ...base, raw: true, rawLines: rawLines.length, offset: start, returned: lines.length, text, cutLines, ...next };
+    const result: RawRead = { ...base, raw: true, rawLines: rawLines.length, offset: start, returned: lines.length, text, cutLines, ...next, cursor };
     return result;
   }
   const { start, end, ...next } = window(buffer.retainedLines, input.offset, limit, input.tail, 'lines');
   const page = buffer.page(start, end - start);
-  const result: LinesRead = { ...base, offset: start, returned: page.length, lines: viewLines(page), ...next };
+  const lines = viewLines(page);
+  const result: LinesRead = { ...base, offset: start, returned: page.length, lines, ...next, cursor: cursorAfterPage(buffer.completedLines, lines.at(-1)?.line) };
   return result;
 }

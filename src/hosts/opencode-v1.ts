@@ -1,7 +1,7 @@
 import { Subject } from 'rxjs';
 import type { z } from 'zod';
 import { LocalPty, type LocalPtyOptions } from '../core/local-pty.js';
-import type { CallContext, ExitNotification, HostPort, Logger } from '../core/host-port.js';
+import type { CallContext, PtyNotification, HostPort, Logger } from '../core/host-port.js';
 import { PtyError } from '../errors.js';
 import { WAKE_LOOKUP_MESSAGES } from '../limits.js';
 import { callContext, hostTools, permissionMetadata } from './host-tools.js';
@@ -88,7 +88,7 @@ function resultOrThrow<T>(what: string, result: V1Result<T>): T | undefined {
  * turn's next step with those of its LAST user message, so a notification without them would switch the
  * user's agent and model, in a woken turn and in the middle of a running one alike (seen end to end).
  */
-async function notifyV1(client: V1Client, activity: SessionActivity, log: Logger, n: ExitNotification, signal: AbortSignal): Promise<void> {
+async function notifyV1(client: V1Client, activity: SessionActivity, log: Logger, n: PtyNotification, signal: AbortSignal): Promise<void> {
   const parts = [{ type: 'text' as const, text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } }];
   const keep = activity.lastTurn(n.owner) ?? (await lastTurnOrUnknown(client, log, n, signal));
   if (keep && !activity.isBusy(n.owner)) {
@@ -102,7 +102,7 @@ async function notifyV1(client: V1Client, activity: SessionActivity, log: Logger
  * The notification is never dropped for want of the agent and model: if the messages cannot be read, it is
  * delivered without them (queued, not waking the session) and what was missing is logged.
  */
-async function lastTurnOrUnknown(client: V1Client, log: Logger, n: ExitNotification, signal: AbortSignal): Promise<SessionTurn | undefined> {
+async function lastTurnOrUnknown(client: V1Client, log: Logger, n: PtyNotification, signal: AbortSignal): Promise<SessionTurn | undefined> {
   try {
     return await lastTurnFromMessages(client, n.owner, signal);
   } catch (err) {

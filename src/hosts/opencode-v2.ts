@@ -1,7 +1,7 @@
 import { defer, EMPTY, filter, map, type Observable } from 'rxjs';
 import { z } from 'zod';
 import { LocalPty } from '../core/local-pty.js';
-import type { CallContext, ExitNotification, HostPort, Logger, PermissionRequest } from '../core/host-port.js';
+import type { CallContext, PtyNotification, HostPort, Logger, PermissionRequest } from '../core/host-port.js';
 import { PtyError } from '../errors.js';
 import { strictSchema } from '../tools/parse-input.js';
 import { fromAsyncIterable } from '../streams/host-event-stream.js';
@@ -175,7 +175,7 @@ function sessionDeleted$(ctx: V2Context, log: Logger): Observable<string> {
 }
 
 /** The exit notification as a synthetic message steered into the owner session's running turn. */
-async function notifyV2(ctx: V2Context, n: ExitNotification, signal: AbortSignal): Promise<void> {
+async function notifyV2(ctx: V2Context, n: PtyNotification, signal: AbortSignal): Promise<void> {
   await ctx.session.synthetic(
     { sessionID: n.owner, text: n.text, description: n.label, metadata: { label: n.label, localPty: n.envelope }, delivery: 'steer' },
     { signal },

@@ -14,6 +14,7 @@ import {
   MIN_TERMINAL_DIMENSION,
   MIN_TIMEOUT_SECONDS,
 } from '../limits.js';
+import { CursorArg, WaitArg, WatchArg } from './wait-schema.js';
 
 /** pty_ + 8 hex characters: anything else cannot name a PTY, so it is refused before any lookup. */
 export const PtyId = z
@@ -54,6 +55,8 @@ export const SpawnArgs = {
     .describe('When true, a pty.exit message reaches this session when the program exits, so there is no need to check on it.'),
   rows: z.number().int().min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`).max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`).optional().describe(`Terminal rows (default ${DEFAULT_ROWS}).`),
   cols: z.number().int().min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`).max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`).optional().describe(`Terminal columns (default ${DEFAULT_COLS}).`),
+  wait: WaitArg,
+  watch: WatchArg,
 };
 
 export const WriteArgs = {
@@ -62,6 +65,7 @@ export const WriteArgs = {
     .string()
     .min(1, 'must not be empty')
     .describe('Bytes to type. Escapes: \\n (Enter), \\r, \\t, \\xNN (one byte, e.g. \\x03 = Ctrl-C, \\x04 = Ctrl-D/EOF), \\uNNNN, \\\\. Any other backslash sequence is an error.'),
+  wait: WaitArg,
 };
 
 export const ReadArgs = {
@@ -95,6 +99,8 @@ export const ReadArgs = {
     .boolean()
     .optional()
     .describe('Return the raw terminal text (escape sequences and carriage returns kept) instead of the cleaned lines.'),
+  cursor: CursorArg,
+  wait: WaitArg,
 };
 
 export const ListArgs = {};

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * What the model reads back from each tool, and the `pty.exit` envelope it receives: one named schema per shape,
+ * What the model reads back from each tool, and the `pty.exit` and `pty.match` envelopes it receives: one named schema per shape,
  * so the core's builders, the smoke run, the bench and the tests agree on one definition. The objects are strict:
  * a field the core adds without declaring it here fails the tests that parse results, instead of going unnoticed.
  */
@@ -48,15 +48,6 @@ export const PtyDescription = z.strictObject({
 });
 export type PtyDescription = z.infer<typeof PtyDescription>;
 
-export const SpawnResult = PtyDescription;
-export type SpawnResult = z.infer<typeof SpawnResult>;
-
-export const WriteResult = z.strictObject({
-  id: z.string(),
-  bytesWritten: z.number().int(),
-  status: PtyStatus,
-});
-export type WriteResult = z.infer<typeof WriteResult>;
 
 export const ListResult = z.strictObject({ ptys: z.array(PtyDescription).readonly() });
 export type ListResult = z.infer<typeof ListResult>;
@@ -77,6 +68,65 @@ export const ReadLine = z.strictObject({
 });
 export type ReadLine = z.infer<typeof ReadLine>;
 
+/** A line of a wait's or a cursor read's result; the unfinished last line (a prompt, a progress bar) says so. */
+export const ResultLine = ReadLine.extend({ unfinished: z.literal(true).optional() });
+export type ResultLine = z.infer<typeof ResultLine>;
+
+/** Why a wait returned. */
+export const WaitReason = z.enum(['match', 'quiet', 'exit', 'timeout', 'aborted', 'killed', 'owner_deleted', 'closed']);
+export type WaitReason = z.infer<typeof WaitReason>;
+
+/** The line a wait's pattern matched, with its absolute number; `unfinished` when it is the unfinished last line. */
+export const WaitMatch = z.strictObject({
+  line: z.number().int(),
+  text: z.string(),
+  unfinished: z.boolean(),
+});
+export type WaitMatch = z.infer<typeof WaitMatch>;
+
+/** A read cursor, `L<n>`: pass it to pty_read to get only what came after. */
+const cursor = z.string();
+
+/** What a wait adds to a pty_spawn, pty_write or pty_read result. */
+const waitReport = {
+  reason: WaitReason,
+  waitedMs: z.number().int(),
+  match: WaitMatch.optional(),
+  status: PtyStatus,
+  exitCode: z.number().int().nullable(),
+  /** The output that arrived during the call (its newest lines), the unfinished line marked. */
+  lines: z.array(ResultLine).readonly(),
+  /** Lines that arrived but are not in `lines`; pty_read from `outputCursor` has them. */
+  omittedLines: z.number().int().optional(),
+  outputCursor: cursor.optional(),
+  /** Lines that arrived during the call and were dropped from the buffer by a flood before the call ended. */
+  droppedLines: z.number().int().optional(),
+  cursor,
+};
+export const WaitReport = z.strictObject(waitReport);
+export type WaitReport = z.infer<typeof WaitReport>;
+
+/** pty_spawn with a wait: the PTY, and what the wait saw of its first output. */
+export const SpawnWaited = PtyDescription.extend(waitReport);
+export type SpawnWaited = z.infer<typeof SpawnWaited>;
+
+export const SpawnResult = z.union([SpawnWaited, PtyDescription]);
+export type SpawnResult = z.infer<typeof SpawnResult>;
+
+export const WritePlain = z.strictObject({
+  id: z.string(),
+  bytesWritten: z.number().int(),
+  status: PtyStatus,
+});
+export type WritePlain = z.infer<typeof WritePlain>;
+
+/** pty_write with a wait: what was written, and the answer that came. */
+export const WriteWaited = WritePlain.extend({ ...waitReport });
+export type WriteWaited = z.infer<typeof WriteWaited>;
+
+export const WriteResult = z.union([WriteWaited, WritePlain]);
+export type WriteResult = z.infer<typeof WriteResult>;
+
 /** Every pty_read answer starts with where the PTY and its buffer stand. */
 const readBase = {
   id: z.string(),
@@ -89,11 +139,15 @@ const readBase = {
   retainedLines: z.number().int(),
 };
 
-/** Where the next page starts; `note` says how to reach the rest when no offset can (past MAX_READ_OFFSET). */
+/**
+ * Where the next page starts; `note` says how to reach the rest when no offset can (past MAX_READ_OFFSET);
+ * `cursor` is past the last finished line handed out (or the end of the output, for raw and pattern reads).
+ */
 const continuation = {
   hasMore: z.boolean(),
   nextOffset: z.number().int().nullable(),
   note: z.string().optional(),
+  cursor,
 };
 
 /** A page of rendered lines, from `offset` or the newest (`tail`). */
@@ -132,7 +186,42 @@ export const MatchesRead = z.strictObject({
 });
 export type MatchesRead = z.infer<typeof MatchesRead>;
 
-export const ReadResult = z.union([MatchesRead, RawRead, LinesRead]);
+/** Where a cursor read or a waiting read stands: the buffer's first and total lines. */
+const afterBase = {
+  id: z.string(),
+  totalLines: z.number().int(),
+  firstLine: z.number().int(),
+};
+
+/** What a cursor read adds: `missedLines` after the cursor were dropped from the buffer before they were read (`note` says so). */
+const afterCursor = {
+  hasMore: z.boolean(),
+  missedLines: z.number().int().optional(),
+  note: z.string().optional(),
+};
+
+/** pty_read with a cursor: only the lines after it, the unfinished last line again. */
+export const CursorRead = z.strictObject({
+  ...afterBase,
+  status: PtyStatus,
+  exitCode: z.number().int().nullable(),
+  lines: z.array(ResultLine).readonly(),
+  ...afterCursor,
+  cursor,
+});
+export type CursorRead = z.infer<typeof CursorRead>;
+
+/** pty_read with a wait: what arrived during the call, or with a cursor too, the lines after it. */
+export const WaitedRead = z.strictObject({
+  ...afterBase,
+  ...waitReport,
+  hasMore: afterCursor.hasMore.optional(),
+  missedLines: afterCursor.missedLines,
+  note: afterCursor.note,
+});
+export type WaitedRead = z.infer<typeof WaitedRead>;
+
+export const ReadResult = z.union([MatchesRead, RawRead, LinesRead, CursorRead, WaitedRead]);
 export type ReadResult = z.infer<typeof ReadResult>;
 
 /** The `pty.exit` message the owner session receives when a PTY with notifyOnExit ends. */
@@ -151,3 +240,21 @@ export const ExitEnvelope = z.strictObject({
   lastLine: z.string(),
 });
 export type ExitEnvelope = z.infer<typeof ExitEnvelope>;
+
+/** The `pty.match` message the owner session receives when a finished line matches one of the PTY's watch rules. */
+export const MatchEnvelope = z.strictObject({
+  type: z.literal('pty.match'),
+  id: z.string(),
+  description: z.string(),
+  pattern: z.string(),
+  line: z.number().int(),
+  text: z.string(),
+  /** Further matches coalesced into this message (at most one per PTY per MATCH_NOTIFY_INTERVAL_MS). */
+  moreMatches: z.number().int(),
+  status: PtyStatus,
+});
+export type MatchEnvelope = z.infer<typeof MatchEnvelope>;
+
+/** Every message a PTY sends its owner session. */
+export const PtyEnvelope = z.discriminatedUnion('type', [ExitEnvelope, MatchEnvelope]);
+export type PtyEnvelope = z.infer<typeof PtyEnvelope>;

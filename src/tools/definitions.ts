@@ -13,7 +13,13 @@ import {
   MAX_SESSIONS_PER_OWNER,
   MAX_WRITE_BYTES,
   CANONICAL_LINE_MAX_BYTES,
+  DEFAULT_WAIT_TIMEOUT_MS,
+  MAX_WAIT_TIMEOUT_MS,
+  MAX_WATCH_RULES,
+  MATCH_NOTIFY_INTERVAL_MS,
+  MIN_QUIET_MS,
 } from '../limits.js';
+import { LINEAR_PATTERN_SYNTAX } from '../patterns/linear-pattern.js';
 import { parseInput } from './parse-input.js';
 import { KillArgs, ListArgs, ReadArgs, SpawnArgs, WriteArgs } from '../protocol/tool-inputs.js';
 
@@ -23,6 +29,12 @@ export interface PtyTool<S extends z.ZodRawShape = z.ZodRawShape> {
   readonly args: S;
   run(core: LocalPty, ctx: CallContext, input: z.infer<z.ZodObject<S>>): Promise<unknown> | unknown;
 }
+
+/** How every wait works, said once and shared by the three tools that take one. */
+const WAIT_RULES = [
+  `wait: {pattern?, ignoreCase?, quietMs?, timeoutMs?} returns when the first of these happens: a line that arrives during the call matches pattern (${LINEAR_PATTERN_SYNTAX}; the unfinished last line counts, so a prompt like ">>> " or "[y/N] " matches), no output came for quietMs (≥ ${MIN_QUIET_MS}, counted after some output came), the program exits, or timeoutMs passes (default ${DEFAULT_WAIT_TIMEOUT_MS}, at most ${MAX_WAIT_TIMEOUT_MS}).`,
+  'The result has reason (match, quiet, exit, timeout, aborted, killed, owner_deleted, closed), waitedMs, match (the line and its number), lines (the output that arrived, the unfinished line marked unfinished) and cursor.',
+].join(' ');
 
 function defineTool<S extends z.ZodRawShape>(tool: PtyTool<S>): PtyTool<S> {
   return tool;
@@ -34,8 +46,10 @@ export const ptySpawn = defineTool({
     'Start a program in a real interactive terminal (PTY) that keeps running: a REPL, dev server, test watcher, debugger, or anything that asks questions.',
     'The program gets a real terminal on stdin/stdout/stderr (stderr is merged into the output); `command` is the program and `args` its arguments, passed exactly (no shell: to use pipes or `&&`, run command "bash" with args ["-c", "..."]).',
     'Runs as the user, with a clean environment (HOME, USER, LANG=C.UTF-8, PATH=/usr/local/bin:/usr/bin:/bin, TERM=xterm-256color), after the user allows the exact command line.',
-    'Returns at once with the PTY id; then type with pty_write and read with pty_read.',
+    'Returns the PTY id at once; with wait, first waits for what you expect (e.g. wait: {pattern: ">>> $"} for a Python prompt) and returns its output too.',
+    WAIT_RULES,
     'Set notifyOnExit: true to get a pty.exit message in this session when it ends, instead of checking on it.',
+    `watch: [{pattern}] (at most ${MAX_WATCH_RULES} rules) sends a pty.match message to this session when a finished line of output matches: watch a server for "listening on" or a test watcher for "failed" and go on with other work instead of polling (at most one message per ${MATCH_NOTIFY_INTERVAL_MS / 1000} s per PTY; it counts the matches in between).`,
     `Limits: ${MAX_SESSIONS_PER_OWNER} PTYs per session (ended ones are evicted first), ${MAX_SESSIONS} in all; output keeps the newest ${MAX_BUFFER_CHARS.toLocaleString('en-US')} characters, each line counting ${1 + LINE_OVERHEAD_CHARS} more (about ${Math.round(MAX_BUFFER_CHARS / (80 + 1 + LINE_OVERHEAD_CHARS) / 1000)}k lines of 80).`,
   ].join(' '),
   args: SpawnArgs,
@@ -47,8 +61,10 @@ export const ptyWrite = defineTool({
   description: [
     'Type into a running PTY: text, Enter ("\\n"), or keys as escapes (\\x03 Ctrl-C, \\x04 Ctrl-D/EOF, \\x1b Esc, \\t Tab).',
     'The user is asked to allow the exact bytes. Returns the number of bytes written.',
+    'Type and wait in one call: give wait with the prompt or answer you expect (wait: {pattern: ">>> $"} after a Python line, {pattern: "\\(Pdb\\) $"} in pdb, {quietMs: 500} when you do not know what comes), and the result carries the output, so no pty_read is needed.',
+    WAIT_RULES,
     `At most ${MAX_WRITE_BYTES} bytes per write; a program in line mode takes lines of at most ${CANONICAL_LINE_MAX_BYTES} bytes (longer ones are refused, never cut).`,
-    'Input is not echoed by the terminal; read the program\'s answer with pty_read.',
+    'Input is not echoed by the terminal, so an answer follows the prompt on its line (">>> 42"): do not anchor a prompt pattern with ^.',
   ].join(' '),
   args: WriteArgs,
   run: (core, ctx, input) => core.write(ctx, input),
@@ -62,6 +78,8 @@ export const ptyRead = defineTool({
     `pattern (POSIX extended regex) returns only matching lines (offset pages through the matches); a pattern that takes over ${GREP_TIMEOUT_MS} ms is stopped.`,
     `Lines longer than ${MAX_LINE_CHARS} characters are cut (marked). raw: true gives the terminal text as written.`,
     'Works after the program ended, too.',
+    'Every result has a cursor; pass it back as cursor to get only the lines after it (the unfinished last line included), so nothing is read twice.',
+    `With wait, first waits for new output (same rules as pty_write's wait). ${WAIT_RULES}`,
   ].join(' '),
   args: ReadArgs,
   run: (core, ctx, input) => core.read(ctx, input),

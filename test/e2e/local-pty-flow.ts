@@ -104,6 +104,19 @@ export function exitEnvelopes(req: RecordedRequest): Array<Record<string, unknow
   return out;
 }
 
+/** Every `pty.match` envelope in the request's user messages (flat, like pty.exit). */
+export function matchEnvelopes(req: RecordedRequest): Array<Record<string, unknown>> {
+  return req.userTexts.flatMap((t) =>
+    [...t.matchAll(/\{"type":"pty\.match"[^{}]*\}/g)].flatMap((m) => {
+      try {
+        return [JSON.parse(m[0]) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    }),
+  );
+}
+
 /** The next event of `type` matching `pred` that arrives at index `from` or later of the recorder. */
 export function eventAfter<T extends OpencodeEvent['type']>(
   events: EventRecorder,

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MessageUpdatedEvent } from '../../src/hosts/host-events.js';
 import { MockModel, text, toolCall, toolCalls, type RecordedRequest } from './mock-model.js';
-import { eventAfter, exitEnvelopes, rawResult, readText, realpath, result, runFlow, systemText, until, type FlowStep, type ReadLine } from './local-pty-flow.js';
+import { eventAfter, exitEnvelopes, matchEnvelopes, rawResult, readText, realpath, result, runFlow, systemText, until, type FlowStep, type ReadLine } from './local-pty-flow.js';
 import { builtPluginAvailable, localPtyViaConfigKey, MODEL_ID, OpencodeHarness, PROVIDER_ID, timed, useHarnessCleanup, type ServeHandle } from './opencode-harness.js';
 import { childrenOf, isAlive, processesWithToken, ptyProcesses, survivors, waitUntilGone, type ProcRef, type PtyProcesses } from '../../src/testkit/processes.js';
 import { sleep } from '../../src/testkit/waits.js';
@@ -316,6 +316,103 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     const users = messages.filter((m) => m.info.role === 'user');
     show('busy: stored user messages', users.map((m) => ({ agent: m.info.agent, model: (m.info as { model?: unknown }).model })));
     for (const u of users) expect(u.info).toMatchObject({ agent: AGENT, model: SESSION_MODEL });
+  });
+
+  it('expect in one call: a python REPL driven by pty_write waits alone, each answer and the next prompt in the call that typed it', async () => {
+    const session = await newSession('repl waits');
+    const PROMPT = { pattern: '>>> $' };
+    let id = '';
+    const flow = runFlow(model, [
+      () => spawnCall('call_w_spawn', { command: 'python3', args: ['-q'], wait: PROMPT }),
+      (req) => {
+        id = result<Spawned>(req, 'call_w_spawn').id;
+        return toolCall('pty_write', { id, data: 'x = 6 * 7\\n', wait: PROMPT }, 'call_w_assign');
+      },
+      () => toolCall('pty_write', { id, data: 'print("wait", x)\\n', wait: PROMPT }, 'call_w_print'),
+      () => toolCall('pty_write', { id, data: 'exit()\\n', wait: PROMPT }, 'call_w_exit'),
+      () => text('python said 42'),
+    ]);
+    await prompt(session, 'compute 6*7 in python');
+    expect(flow.done).toBe(true);
+    const last = flow.requests.at(-1)!;
+    const spawned = result<Spawned & { reason: string; lines: ReadLine[] }>(last, 'call_w_spawn');
+    show('pty_spawn with wait', spawned);
+    expect(spawned).toMatchObject({ status: 'running', reason: 'match', match: { text: '>>> ', unfinished: true } });
+    expect(result(last, 'call_w_assign')).toMatchObject({ reason: 'match', status: 'running' });
+    const printed = result<{ reason: string; lines: ReadLine[]; cursor: string }>(last, 'call_w_print');
+    show('pty_write with wait', printed);
+    // input is not echoed: the answer follows the prompts on their line; the new prompt is the unfinished line
+    expect(readText(printed)).toEqual(['>>> >>> wait 42', '>>> ']);
+    expect(printed.lines[1]).toMatchObject({ unfinished: true });
+    expect(printed.cursor).toMatch(/^L\d+$/);
+    expect(result(last, 'call_w_exit')).toMatchObject({ reason: 'exit', status: 'exited', exitCode: 0 });
+    // not one pty_read: every answer came with the write that asked for it
+    expect(last.toolResults.map((t) => t.tool_call_id)).toEqual(['call_w_spawn', 'call_w_assign', 'call_w_print', 'call_w_exit']);
+  });
+
+  it('a watch rule wakes an idle session with a pty.match envelope, keeping its agent and model', async () => {
+    const session = await newSession('watch idle');
+    const flow = runFlow(model, [
+      () => spawnCall('call_wi_spawn', { command: 'sh', args: ['-c', 'echo booting; sleep 2; echo "ready on port 4000"; sleep 3'], watch: [{ pattern: 'ready on' }], description: 'dev server for the watch wake' }),
+      () => text('spawned; I will be told when it is ready'),
+      () => text('noted: ready'),
+    ]);
+    const from = server.events.events.length;
+    await prompt(session, 'start the server', { agent: AGENT, model: SESSION_MODEL });
+    const idle = await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);
+    const idleAt = server.events.receivedAt[server.events.events.indexOf(idle)]!;
+    const spawned = result<Spawned>(flow.requests[1]!, 'call_wi_spawn');
+    const woken = await timed(h.label, 'wait for the watch wake', () => model.waitForRequest((r) => matchEnvelopes(r).length > 0, 20_000));
+    show('watch wake: model, user texts', { model: woken.body.model, userTexts: woken.userTexts.slice(-1) });
+    expect(woken.receivedAt).toBeGreaterThan(idleAt);
+    expect(matchEnvelopes(woken)).toEqual([
+      { type: 'pty.match', id: spawned.id, description: 'dev server for the watch wake', pattern: 'ready on', line: 2, text: 'ready on port 4000', moreMatches: 0, status: 'running' },
+    ]);
+    expect(woken.body.model).toBe(SESSION_MODEL.modelID);
+    expect(systemText(woken)).toContain(AGENT_MARKER);
+    await eventAfter(server.events, server.events.events.indexOf(idle) + 1, 'session.idle', (e) => e.properties.sessionID === session);
+    expect(flow.done).toBe(true);
+  });
+
+  it('Esc (session abort) ends a pending wait at once', async () => {
+    const session = await newSession('abort wait');
+    const WAIT_MS = 120_000;
+    let id = '';
+    runFlow(model, [
+      () => spawnCall('call_wa_spawn', { command: 'cat', description: 'waits forever' }),
+      (req) => {
+        id = result<Spawned>(req, 'call_wa_spawn').id;
+        return toolCall('pty_read', { id, wait: { pattern: 'never printed', timeoutMs: WAIT_MS } }, 'call_wa_read');
+      },
+      () => text('(not reached before the abort)'),
+    ]);
+    const from = server.events.events.length;
+    await server.client.session.promptAsync({ sessionID: session, parts: [{ type: 'text', text: 'wait for it' }] }, { throwOnError: true });
+    await server.events.waitFor(
+      (e) => {
+        if (e.type !== 'message.part.updated' || server.events.events.indexOf(e) < from) return false;
+        const part = (e.properties as { part?: { type?: string; tool?: string; state?: { status?: string } } }).part;
+        return part?.type === 'tool' && part.tool === 'pty_read' && part.state?.status === 'running';
+      },
+      30_000,
+      'the pty_read with a wait to be running',
+    );
+    await sleep(500);
+    const abortedAt = Date.now();
+    await server.client.session.abort({ sessionID: session }, { throwOnError: true });
+    await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);
+    const tookMs = Date.now() - abortedAt;
+    show('abort → session idle (ms)', tookMs);
+    expect(tookMs).toBeLessThan(10_000);
+    const { data: messages } = await server.client.session.messages({ sessionID: session }, { throwOnError: true });
+    const tool = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && (p as { tool?: string }).tool === 'pty_read') as { state: { status: string; output?: string } } | undefined;
+    show('the aborted pty_read part', tool?.state);
+    // the plugin heard the abort signal: its wait ended as `aborted`, long before its timeout
+    expect(tool?.state.status).toBe('completed');
+    const waited = JSON.parse(tool!.state.output!) as { reason: string; waitedMs: number };
+    expect(waited.reason).toBe('aborted');
+    expect(waited.waitedMs).toBeLessThan(WAIT_MS / 10);
+    await server.client.session.delete({ sessionID: session }, { throwOnError: true });
   });
 
   it('deleting the session ends its PTYs, a HUP/TERM-ignoring one included', async () => {

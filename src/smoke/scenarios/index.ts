@@ -15,6 +15,8 @@ import { resourceBounds } from './resource-bounds.js';
 import { timeout } from './timeout.js';
 import { toolNames } from './tool-names.js';
 import { utf8Split } from './utf8-split.js';
+import { wait } from './wait.js';
+import { watch } from './watch.js';
 import { worm } from './worm.js';
 
 /** Every scenario, in the order they run. */
@@ -24,6 +26,8 @@ export const SCENARIOS: readonly Scenario[] = [
   ownership,
   interactive,
   exitNotify,
+  wait,
+  watch,
   timeout,
   escalation,
   lingering,

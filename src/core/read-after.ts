@@ -1,0 +1,44 @@
+import { PtyError } from '../errors.js';
+import { DEFAULT_READ_LIMIT } from '../limits.js';
+import type { ReadInput } from '../protocol/tool-inputs.js';
+import type { PtySession } from './pty-session.js';
+import { cursorLine, linesAfter } from './read-cursor.js';
+import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';
+
+/** Reads that page by cursor or wait for new output; the others are readOutput's. */
+export const readsAfter = (input: ReadInput): boolean => input.cursor !== undefined || input.wait !== undefined;
+
+function checkCombination(input: ReadInput): void {
+  const clashing = (['offset', 'tail', 'pattern', 'ignoreCase', 'raw'] as const).filter((key) => input[key] !== undefined);
+  if (clashing.length > 0) {
+    const given = input.cursor !== undefined ? 'cursor' : 'wait';
+    throw new PtyError('invalid_input', `pty_read: ${given} reads the lines as they arrive; it cannot be combined with ${clashing.join(', ')}. Nothing was read.`);
+  }
+}
+
+/**
+ * pty_read with `cursor` (only what came after an earlier result) and/or `wait` (first wait for new output; the
+ * result then carries the lines after the cursor, or without one the lines that arrived during the call).
+ * `run` holds the wait as an in-flight operation, so owner deletion and plugin close settle it.
+ */
+export async function readAfter(
+  session: PtySession,
+  input: ReadInput,
+  signal: AbortSignal | undefined,
+  run: <T>(work: (signal: AbortSignal) => Promise<T>) => Promise<T>,
+) {
+  checkCombination(input);
+  refuseIgnoreCaseAlone('pty_read', input.wait);
+  const wait = compileWait('pty_read', input.wait);
+  const from = input.cursor === undefined ? undefined : cursorLine(input.cursor);
+  const limit = input.limit ?? DEFAULT_READ_LIMIT;
+  const { buffer } = session;
+  // A cursor past the end is refused before waiting, not after.
+  if (from !== undefined) linesAfter(buffer, from, 0);
+  const base = () => ({ id: session.info.id, totalLines: buffer.totalLines, firstLine: buffer.firstLine });
+  if (wait === undefined) {
+    return { ...base(), status: session.status, exitCode: session.exitCode, ...linesAfter(buffer, from ?? 1, limit) };
+  }
+  const waited = await run((ours) => startWait(session, wait, signal === undefined ? ours : AbortSignal.any([ours, signal]), { maxLines: limit }).done);
+  return { ...base(), ...waited, ...(from === undefined ? {} : linesAfter(buffer, from, limit)) };
+}

@@ -1,0 +1,59 @@
+import type { BufferLine } from '../buffer/output-buffer.js';
+import { PtyError } from '../errors.js';
+import type { ResultLine } from '../protocol/tool-results.js';
+import { viewLines } from './read-view.js';
+import { CURSOR_PATTERN } from '../protocol/wait-schema.js';
+
+// The unfinished last line is never "seen" by a cursor: it is handed out again, grown, after the cursor.
+
+export function formatCursor(completedLines: number): string {
+  return `L${completedLines + 1}`;
+}
+
+/**
+ * The cursor after a page of lines (offset or tail): past the last finished line handed out. `lastLine` undefined
+ * (an empty page) means there was nothing left to read.
+ */
+export function cursorAfterPage(completedLines: number, lastLine: number | undefined): string {
+  return formatCursor(Math.min(lastLine ?? completedLines, completedLines));
+}
+
+export function cursorLine(cursor: string): number {
+  if (!CURSOR_PATTERN.test(cursor)) throw new PtyError('invalid_input', `cursor: "${cursor}" is not a cursor; pass the cursor of an earlier pty_read, pty_write or pty_spawn result (like "L42").`);
+  return Number(cursor.slice(1));
+}
+
+/** The lines of a result; the unfinished last line (a prompt, a progress bar) says so. */
+export function resultLines(lines: readonly BufferLine[], completedLines: number): ResultLine[] {
+  return viewLines(lines).map((line) => (line.line > completedLines ? { ...line, unfinished: true as const } : line));
+}
+
+/** The part of OutputBuffer a cursor read needs. */
+export interface CursorSource {
+  readonly completedLines: number;
+  readonly firstLine: number;
+  readonly totalLines: number;
+  linesFrom(lineNumber: number, limit: number): BufferLine[];
+}
+
+/**
+ * The lines from line `from` on, at most `limit`, and the cursor to continue from. `missedLines` counts lines
+ * after `from` that the bounded buffer dropped before they were read.
+ */
+export function linesAfter(buffer: CursorSource, from: number, limit: number) {
+  if (from > buffer.completedLines + 1) {
+    throw new PtyError('invalid_input', `cursor: L${from} is past the end of this PTY's output (the next line is ${buffer.completedLines + 1}); it belongs to another PTY or was made up. Nothing was read.`);
+  }
+  const missedLines = Math.max(0, buffer.firstLine - from);
+  const lines = buffer.linesFrom(from, limit);
+  const last = lines.at(-1)?.lineNumber ?? from - 1;
+  const hasMore = last < buffer.totalLines;
+  // Continue after the last finished line handed out; the unfinished one comes again.
+  const next = Math.min(last, buffer.completedLines);
+  return {
+    lines: resultLines(lines, buffer.completedLines),
+    hasMore,
+    cursor: formatCursor(Math.max(next, from - 1)),
+    ...(missedLines > 0 ? { missedLines, note: `${missedLines} lines after the cursor were dropped from the buffer (it keeps the newest output) before they were read.` } : {}),
+  };
+}

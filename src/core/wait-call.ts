@@ -1,0 +1,89 @@
+import { defer, fromEvent, NEVER, of, type SchedulerLike, type Subscription } from 'rxjs';
+import { PtyError } from '../errors.js';
+import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_OUTPUT_LINES } from '../limits.js';
+import { waitFor, type WaitOutcome } from '../operators/wait-for.js';
+import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pattern.js';
+import { markOf, outputScanner, type OutputMark, type OutputMatch } from '../patterns/output-scanner.js';
+import type { WaitReport } from '../protocol/tool-results.js';
+import type { WaitInput } from '../protocol/wait-schema.js';
+import type { PtySession } from './pty-session.js';
+import { formatCursor, resultLines } from './read-cursor.js';
+
+/** A wait as given, checked and compiled once, before anything is written. */
+export interface WaitSpec {
+  readonly pattern?: LinearPattern;
+  readonly quietMs?: number;
+  readonly timeoutMs: number;
+}
+
+export function compileWait(tool: string, input: WaitInput | undefined): WaitSpec | undefined {
+  if (input === undefined) return undefined;
+  return {
+    ...(input.pattern === undefined ? {} : { pattern: compileLinearPattern(`${tool}: wait.pattern`, input.pattern, input.ignoreCase ?? false) }),
+    ...(input.quietMs === undefined ? {} : { quietMs: input.quietMs }),
+    timeoutMs: input.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
+  };
+}
+
+export function refuseIgnoreCaseAlone(tool: string, input: WaitInput | undefined): void {
+  if (input?.ignoreCase !== undefined && input.pattern === undefined) {
+    throw new PtyError('invalid_input', `${tool}: wait.ignoreCase only applies with wait.pattern. Nothing was done.`);
+  }
+}
+
+/** A wait already listening: `done` settles with its result; `cancel` lets go (when the write it waits on failed). */
+export interface PendingWait {
+  readonly done: Promise<WaitReport>;
+  cancel(): void;
+}
+
+/**
+ * Starts listening to the PTY's activity NOW, so that whatever the caller writes next cannot answer before the
+ * wait hears it (subscribe first, then write). `mark` is where the call's own output begins (default: where the
+ * output stands now).
+ */
+export function startWait(
+  session: PtySession,
+  spec: WaitSpec,
+  signal: AbortSignal | undefined,
+  options: { mark?: OutputMark; maxLines?: number; scheduler?: SchedulerLike } = {},
+): PendingWait {
+  const { buffer } = session;
+  const mark = options.mark ?? markOf(buffer);
+  const startedAt = performance.now();
+  let subscription: Subscription | undefined;
+  const done = new Promise<WaitOutcome<OutputMatch>>((resolve, reject) => {
+    subscription = session.activity$
+      .pipe(
+        waitFor<OutputMatch>({
+          ...(spec.pattern ? { scan: outputScanner(buffer, spec.pattern, mark) } : {}),
+          ...(spec.quietMs === undefined ? {} : { quietMs: spec.quietMs }),
+          timeoutMs: spec.timeoutMs,
+          abort$: signal === undefined ? NEVER : defer(() => (signal.aborted ? of(signal.reason) : fromEvent(signal, 'abort'))),
+          ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+        }),
+      )
+      .subscribe({ next: resolve, error: reject });
+  }).then((outcome) => waitResult(session, mark, outcome, Math.round(performance.now() - startedAt), Math.min(options.maxLines ?? MAX_WAIT_OUTPUT_LINES, MAX_WAIT_OUTPUT_LINES)));
+  return { done, cancel: () => subscription?.unsubscribe() };
+}
+
+function waitResult(session: PtySession, mark: OutputMark, outcome: WaitOutcome<OutputMatch>, waitedMs: number, maxLines: number): WaitReport {
+  const { buffer } = session;
+  const arrived = buffer.totalLines - mark.line + 1;
+  const from = Math.max(mark.line, buffer.totalLines - maxLines + 1, buffer.firstLine);
+  const lines = buffer.linesFrom(from, maxLines);
+  const droppedLines = Math.max(0, buffer.firstLine - mark.line);
+  const omittedLines = Math.max(0, arrived - lines.length - droppedLines);
+  return {
+    reason: outcome.reason,
+    waitedMs,
+    ...(outcome.reason === 'match' ? { match: outcome.match } : {}),
+    status: session.status,
+    exitCode: session.exitCode,
+    lines: resultLines(lines, buffer.completedLines),
+    ...(omittedLines > 0 ? { omittedLines, outputCursor: formatCursor(Math.max(mark.line, buffer.firstLine) - 1) } : {}),
+    ...(droppedLines > 0 ? { droppedLines } : {}),
+    cursor: formatCursor(buffer.completedLines),
+  };
+}

@@ -1,0 +1,76 @@
+import { defer, endWith, filter, map, merge, NEVER, type Observable, type OperatorFunction, type SchedulerLike, share, switchMap, take, timer } from 'rxjs';
+import { match } from 'ts-pattern';
+
+/** What a PTY tells its waiters: a chunk reached the buffer, the PTY is being stopped (and why), it exited. */
+export type PtyActivity =
+  | { readonly kind: 'output' }
+  | { readonly kind: 'stopping'; readonly reason: 'kill' | 'timeout' | 'owner-deleted' | 'close' }
+  | { readonly kind: 'exit' };
+
+/** Why a wait ended, as the model reads it. */
+export type WaitReason = 'match' | 'quiet' | 'exit' | 'timeout' | 'aborted' | 'killed' | 'owner_deleted' | 'closed';
+
+export type WaitOutcome<M> = { readonly reason: 'match'; readonly match: M } | { readonly reason: Exclude<WaitReason, 'match'> };
+
+export interface WaitForOptions<M> {
+  /** Called after each chunk: the first match in the output that arrived since the last call, if any. */
+  readonly scan?: () => M | undefined;
+  /** End once no chunk has arrived for this long, counted from the latest chunk (so never before the first one). */
+  readonly quietMs?: number;
+  readonly timeoutMs: number;
+  /** Emits when the caller gives up (the tool call's abort signal). */
+  readonly abort$?: Observable<unknown>;
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * Waits on a PTY's activity for the first of: a match, quiet, exit, timeout, abort, or the PTY being stopped
+ * (killed, its owner deleted, the plugin closing), then emits that one outcome and completes, releasing every
+ * input. A PTY stopped by its own timeoutSeconds is left to exit: that ends the wait as `exit`. A source that
+ * completes (the PTY ended before or while the wait subscribed) ends it as `exit` too.
+ *
+ * Races, settled by order: a chunk that carries both the match and the exit ends as `match` (the output event
+ * comes before the exit event); a chunk at the very instant the quiet or timeout timer fires wins over it.
+ *
+ * @example
+ * session.activity$.pipe(waitFor({ scan, quietMs: 500, timeoutMs: 30_000, abort$: fromEvent(signal, 'abort') }))
+ */
+export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActivity, WaitOutcome<M>> {
+  const { scan, quietMs, timeoutMs, abort$ = NEVER, scheduler } = options;
+  return (activity$) =>
+    defer(() => {
+      const events$ = activity$.pipe(share());
+      const fromActivity$ = events$.pipe(
+        endWith({ kind: 'exit' } as const),
+        map((event) =>
+          match(event)
+            .with({ kind: 'output' }, (): WaitOutcome<M> | undefined => {
+              const found = scan?.();
+              return found === undefined ? undefined : { reason: 'match', match: found };
+            })
+            .with({ kind: 'stopping' }, ({ reason }): WaitOutcome<M> | undefined =>
+              match(reason)
+                .with('kill', () => ({ reason: 'killed' }) as const)
+                .with('owner-deleted', () => ({ reason: 'owner_deleted' }) as const)
+                .with('close', () => ({ reason: 'closed' }) as const)
+                .with('timeout', () => undefined)
+                .exhaustive(),
+            )
+            .with({ kind: 'exit' }, () => ({ reason: 'exit' }) as const)
+            .exhaustive(),
+        ),
+        filter((outcome): outcome is WaitOutcome<M> => outcome !== undefined),
+      );
+      const quiet$: Observable<WaitOutcome<M>> =
+        quietMs === undefined
+          ? NEVER
+          : events$.pipe(
+              filter((event) => event.kind === 'output'),
+              switchMap(() => timer(quietMs, scheduler)),
+              map(() => ({ reason: 'quiet' }) as const),
+            );
+      const timeout$ = timer(timeoutMs, scheduler).pipe(map(() => ({ reason: 'timeout' }) as const));
+      const aborted$ = abort$.pipe(map(() => ({ reason: 'aborted' }) as const));
+      return merge(fromActivity$, quiet$, timeout$, aborted$).pipe(take(1));
+    });
+}

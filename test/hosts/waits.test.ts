@@ -1,0 +1,224 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_WAIT_TIMEOUT_MS, MAX_PATTERN_CHARS, MAX_WAIT_TIMEOUT_MS, MIN_QUIET_MS } from '../../src/limits.js';
+import { type ResultLine, WaitedRead, WriteWaited } from '../../src/protocol/tool-results.js';
+import { sleep } from '../../src/testkit/waits.js';
+import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
+
+jest.setTimeout(120_000);
+
+// Input is not echoed, so a prompt is not at the start of its line once answered (`>>> >>> ` after an assignment).
+const PROMPT = '>>> $';
+const texts = (lines: readonly ResultLine[]): string[] => lines.map((l) => l.text);
+
+describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
+  const ctx = useHost(factory);
+
+  it('drives a python REPL with pty_write waits alone: every answer and the next prompt in the same call', async () => {
+    const s = new Session(ctx.host, 'ses_wait_repl');
+    const spawned = await s.spawn({ command: 'python3', args: ['-q'], description: 'python REPL', wait: { pattern: PROMPT } });
+    expect(spawned).toMatchObject({ status: 'running', reason: 'match', match: { text: '>>> ', unfinished: true } });
+    expect(spawned.lines.at(-1)).toEqual({ line: spawned.match?.line, text: '>>> ', unfinished: true });
+
+    const assign = await s.call('pty_write', { id: spawned.id, data: 'x = 6 * 7\\n', wait: { pattern: PROMPT } });
+    expect(ok(assign, WriteWaited)).toMatchObject({ reason: 'match', bytesWritten: 10, status: 'running' });
+
+    const answer = ok(await s.call('pty_write', { id: spawned.id, data: 'print(x, "é")\\n', wait: { pattern: PROMPT } }), WriteWaited);
+    // Input is not echoed: the answer follows the old prompt on its line; the new prompt is the unfinished line.
+    expect(answer.reason).toBe('match');
+    expect(texts(answer.lines)).toEqual(['>>> >>> 42 é', '>>> ']);
+    expect(answer.lines[1]).toMatchObject({ unfinished: true });
+    expect(answer.match).toEqual({ line: answer.lines[1]?.line, text: '>>> ', unfinished: true });
+    expect(answer.waitedMs).toBeLessThan(5_000);
+
+    // A multi-line block: the continuation prompt is waited for, then the result.
+    expect(ok(await s.call('pty_write', { id: spawned.id, data: 'for i in range(3):\\n', wait: { pattern: '\\.\\.\\. $' } }), WriteWaited).reason).toBe('match');
+    const loop = ok(await s.call('pty_write', { id: spawned.id, data: '  print(i * i)\\n\\n', wait: { pattern: PROMPT } }), WriteWaited);
+    expect(texts(loop.lines).slice(-4)).toEqual(['>>> ... ... 0', '1', '4', '>>> ']);
+
+    const bye = ok(await s.call('pty_write', { id: spawned.id, data: 'exit()\\n', wait: { pattern: PROMPT } }), WriteWaited);
+    expect(bye).toMatchObject({ reason: 'exit', status: 'exited', exitCode: 0 });
+    // Nothing but the writes above touched it: not one pty_read.
+    expect(ctx.host.permissionLog.filter((p) => p.metadata['tool'] === 'pty_write')).toHaveLength(5);
+  });
+
+  it('answers a [y/N] prompt and waits for what follows', async () => {
+    const s = new Session(ctx.host, 'ses_wait_yn');
+    const spawned = await s.spawn({
+      command: 'sh',
+      args: ['-c', 'printf "Delete 3 files? [y/N] "; read a; echo "answer=$a"; sleep 0.3; echo done'],
+      description: 'asks',
+      wait: { pattern: '\\[y/N\\] $' },
+    });
+    expect(spawned).toMatchObject({ reason: 'match', match: { line: 1, text: 'Delete 3 files? [y/N] ', unfinished: true } });
+    const answered = ok(await s.call('pty_write', { id: spawned.id, data: 'y\\n', wait: { pattern: 'answer=' } }), WriteWaited);
+    expect(answered).toMatchObject({ reason: 'match', match: { line: 1, text: 'Delete 3 files? [y/N] answer=y', unfinished: false } });
+    const rest = ok(await s.call('pty_read', { id: spawned.id, cursor: answered.cursor, wait: {} }), WaitedRead);
+    expect(rest).toMatchObject({ reason: 'exit', status: 'exited' });
+    expect(texts(rest.lines)).toEqual(['done']);
+  });
+
+  it('steps through pdb, each command with its (Pdb) prompt in one call', async () => {
+    const s = new Session(ctx.host, 'ses_wait_pdb');
+    const script = join(ctx.host.projectDir, 'steps.py');
+    writeFileSync(script, 'x = 1\ny = x + 41\nprint("y is", y)\n');
+    const pdbPrompt = '\\(Pdb\\) $';
+    const spawned = await s.spawn({ command: 'python3', args: ['-m', 'pdb', script], description: 'pdb', wait: { pattern: pdbPrompt } });
+    expect(spawned.reason).toBe('match');
+    expect(texts(spawned.lines).join('\n')).toContain('-> x = 1');
+    const next = ok(await s.call('pty_write', { id: spawned.id, data: 'n\\n', wait: { pattern: pdbPrompt } }), WriteWaited);
+    expect(texts(next.lines).join('\n')).toContain('-> y = x + 41');
+    ok(await s.call('pty_write', { id: spawned.id, data: 'n\\n', wait: { pattern: pdbPrompt } }), WriteWaited);
+    const printed = ok(await s.call('pty_write', { id: spawned.id, data: 'p y\\n', wait: { pattern: pdbPrompt } }), WriteWaited);
+    expect(texts(printed.lines)).toEqual(['(Pdb) 42', '(Pdb) ']);
+    const quit = ok(await s.call('pty_write', { id: spawned.id, data: 'q\\n', wait: { pattern: pdbPrompt, timeoutMs: 10_000 } }), WriteWaited);
+    expect(quit.reason).toBe('exit');
+  });
+
+  it('waits for quiet after the answer began, and says so when nothing came at all (the timeout ends it)', async () => {
+    const s = new Session(ctx.host, 'ses_wait_quiet');
+    const { id } = await s.spawn({ command: 'sh', args: ['-c', 'while read l; do echo "got $l"; sleep 0.1; echo "still $l"; done'], description: 'echoer' });
+    const quiet = ok(await s.call('pty_write', { id, data: 'a\\n', wait: { quietMs: 400 } }), WriteWaited);
+    // The pause of 100 ms between the two lines is shorter than quietMs: both arrive before quiet.
+    expect(quiet).toMatchObject({ reason: 'quiet' });
+    expect(texts(quiet.lines)).toEqual(['got a', 'still a']);
+    expect(quiet.waitedMs).toBeGreaterThanOrEqual(500);
+    const silent = ok(await s.call('pty_read', { id, wait: { quietMs: MIN_QUIET_MS, timeoutMs: 600 } }), WaitedRead);
+    expect(silent).toMatchObject({ reason: 'timeout', lines: [] });
+    expect(silent.waitedMs).toBeGreaterThanOrEqual(590);
+  });
+
+  it('hands out a cursor; a read from it gives only what came after, the unfinished line again', async () => {
+    const s = new Session(ctx.host, 'ses_wait_cursor');
+    const { id } = await s.spawn({ command: 'cat', description: 'cat' });
+    const first = ok(await s.call('pty_write', { id, data: 'one\\ntwo\\n', wait: { pattern: '^two$' } }), WriteWaited);
+    expect(first).toMatchObject({ reason: 'match', cursor: 'L3' });
+    // Ctrl-D in the middle of a line hands cat what was typed so far: output that ends without a newline.
+    await s.write(id, 'three\\npart\\x04');
+    await s.untilOutput(id, 'part');
+    const after = await s.read(id, { cursor: first.cursor });
+    expect(after.lines).toEqual([
+      { line: 3, text: 'three' },
+      { line: 4, text: 'part', unfinished: true },
+    ]);
+    expect(after).toMatchObject({ cursor: 'L4', hasMore: false });
+    // The unfinished line comes again, grown, after the new cursor.
+    await s.write(id, 'ial\\n');
+    await s.untilOutput(id, 'partial');
+    expect((await s.read(id, { cursor: after.cursor })).lines).toEqual([{ line: 4, text: 'partial' }]);
+    // Every read carries a cursor: past the last finished line it handed out.
+    expect((await s.read(id, { offset: 0, limit: 2 })).cursor).toBe('L3');
+    expect((await s.read(id, { tail: true, limit: 1 })).cursor).toBe('L5');
+    expect((await s.read(id, { pattern: 'one' })).cursor).toBe('L5');
+    expect(fails(await s.call('pty_read', { id, cursor: 'L99' })).message).toMatch(/L99 is past the end of this PTY's output \(the next line is 5\)/);
+    expect(fails(await s.call('pty_read', { id, cursor: 'L1', tail: true })).message).toMatch(/cursor .* cannot be combined with tail/);
+    expect(fails(await s.call('pty_read', { id, cursor: '12' })).message).toMatch(/cursor: must be a cursor from an earlier result, like "L42"/);
+  });
+
+  it('says how many lines after an old cursor a flood dropped', async () => {
+    const s = new Session(ctx.host, 'ses_wait_dropped');
+    const { id } = await s.spawn({ command: 'seq', args: ['1', '300000'], description: 'flood', wait: { timeoutMs: 60_000 } });
+    const read = await s.read(id, { cursor: 'L1', limit: 2 });
+    expect(read.missedLines).toBe(read.firstLine - 1);
+    expect(read.missedLines).toBeGreaterThan(0);
+    expect(read.lines).toEqual([
+      { line: read.firstLine, text: String(read.firstLine) },
+      { line: read.firstLine + 1, text: String(read.firstLine + 1) },
+    ]);
+    expect(read).toMatchObject({ hasMore: true, cursor: `L${read.firstLine + 2}` });
+  });
+
+  it('ends on time while a flood pours in, and the host keeps answering meanwhile', async () => {
+    const s = new Session(ctx.host, 'ses_wait_flood');
+    const { id } = await s.spawn({ command: 'yes', args: ['flood line'], description: 'flood' });
+    const started = Date.now();
+    const waiting = s.call('pty_read', { id, limit: 100, wait: { pattern: 'never printed', timeoutMs: 1_500 } });
+    const listTimes: number[] = [];
+    while (Date.now() - started < 1_200) {
+      const t = Date.now();
+      await s.list();
+      listTimes.push(Date.now() - t);
+      await sleep(100);
+    }
+    const result = ok(await waiting, WaitedRead);
+    const elapsed = Date.now() - started;
+    expect(result.reason).toBe('timeout');
+    expect(elapsed).toBeLessThan(4_000);
+    expect(Math.max(...listTimes)).toBeLessThan(1_000);
+    expect(result.lines.length).toBeGreaterThan(0);
+    // Bounded like any read (limit), the newest lines; the rest is counted and readable from outputCursor.
+    expect(result.lines.length).toBe(100);
+    expect(result.lines.at(-1)?.line).toBeGreaterThan(result.lines[0]?.line ?? Number.POSITIVE_INFINITY);
+    expect(result.omittedLines).toBeGreaterThan(0);
+    expect(result.outputCursor).toMatch(/^L\d+$/);
+  });
+
+  it('runs 16 waits at once (4 sessions x 4 PTYs), each settled by its own answer', async () => {
+    const sessions = [0, 1, 2, 3].map((n) => new Session(ctx.host, `ses_wait_many_${n}`));
+    const ptys = await Promise.all(sessions.flatMap((s) => [0, 1, 2, 3].map(async () => ({ s, id: (await s.spawn({ command: 'cat', description: 'cat' })).id as string }))));
+    expect(ptys).toHaveLength(16);
+    const results = await Promise.all(ptys.map(({ s, id }, n) => s.call('pty_write', { id, data: `ping ${n}\\n`, wait: { pattern: `^ping ${n}$`, timeoutMs: 20_000 } })));
+    results.forEach((r, n) => expect(ok(r, WriteWaited)).toMatchObject({ reason: 'match', match: { line: 1, text: `ping ${n}` } }));
+  });
+
+  it('a wait ends at once when the call is aborted, the PTY killed, its owner deleted, or the plugin closed', async () => {
+    const s = new Session(ctx.host, 'ses_wait_ends');
+    const { id } = await s.spawn({ command: 'cat', description: 'cat' });
+    const controller = new AbortController();
+    const aborted = s.call('pty_read', { id, wait: { pattern: 'x' } }, { signal: controller.signal });
+    await sleep(200);
+    controller.abort(new Error('Esc'));
+    const abortOutcome = await aborted;
+    expect(ok(abortOutcome, WaitedRead)).toMatchObject({ reason: 'aborted' });
+
+    const killedWait = s.call('pty_read', { id, wait: { pattern: 'x' } });
+    await sleep(200);
+    const started = Date.now();
+    await s.kill(id);
+    expect(ok(await killedWait, WaitedRead)).toMatchObject({ reason: 'killed' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    const d = new Session(ctx.host, 'ses_wait_deleted');
+    const cat = await d.spawn({ command: 'cat', description: 'cat' });
+    const deletedWait = d.call('pty_read', { id: cat.id, wait: { pattern: 'x' } });
+    await sleep(200);
+    await ctx.host.deleteSession('ses_wait_deleted');
+    const deletedOutcome = await deletedWait;
+    expect(ok(deletedOutcome, WaitedRead)).toMatchObject({ reason: 'owner_deleted' });
+
+    const c = new Session(ctx.host, 'ses_wait_closed');
+    const cat2 = await c.spawn({ command: 'cat', description: 'cat' });
+    const closedWait = c.call('pty_read', { id: cat2.id, wait: { pattern: 'x', timeoutMs: MAX_WAIT_TIMEOUT_MS } });
+    await sleep(200);
+    const closing = Date.now();
+    await ctx.host.close();
+    const closedOutcome = await closedWait;
+    expect(ok(closedOutcome, WaitedRead)).toMatchObject({ reason: 'closed' });
+    expect(Date.now() - closing).toBeLessThan(10_000);
+  });
+
+  it('refuses a bad wait with a clear error naming the limit, and writes nothing', async () => {
+    const s = new Session(ctx.host, 'ses_wait_bad');
+    const { id } = await s.spawn({ command: 'cat', description: 'cat' });
+    const bad: Array<[Record<string, unknown>, RegExp]> = [
+      [{ patern: 'x' }, /wait: unknown key "patern"; a wait takes pattern, ignoreCase, quietMs, timeoutMs/],
+      [{ timeoutMs: MAX_WAIT_TIMEOUT_MS + 1 }, new RegExp(`wait.timeoutMs: must be at most ${MAX_WAIT_TIMEOUT_MS} ms`)],
+      [{ quietMs: 0 }, new RegExp(`wait.quietMs: must be at least ${MIN_QUIET_MS} ms`)],
+      [{ pattern: '(unclosed' }, /wait\.pattern: not a valid RE2 syntax .* pattern: .*missing closing \)/],
+      [{ pattern: 'a'.repeat(MAX_PATTERN_CHARS + 1) }, new RegExp(`wait.pattern: at most ${MAX_PATTERN_CHARS} characters`)],
+      [{ pattern: String.raw`(a)\1` }, /not a valid RE2 syntax/],
+      [{ ignoreCase: true }, /wait.ignoreCase only applies with wait.pattern/],
+    ];
+    for (const [wait, message] of bad) {
+      const failure = fails(await s.call('pty_write', { id, data: 'should not arrive\\n', wait }));
+      expect(failure.message).toMatch(message);
+    }
+    expect(ctx.host.permissionLog.filter((p) => p.metadata['tool'] === 'pty_write')).toHaveLength(0);
+    expect(fails(await s.call('pty_spawn', { command: 'cat', description: 'cat', watch: [{ pattern: '[' }] })).message).toMatch(/watch\[0\]\.pattern: not a valid RE2/);
+    expect(fails(await s.call('pty_spawn', { command: 'cat', description: 'cat', watch: [{ pattern: 'x', every: 1 }] })).message).toMatch(/unknown key "every"; a watch rule takes pattern, ignoreCase/);
+    expect(ctx.host.permissionLog.filter((p) => p.metadata['tool'] === 'pty_spawn')).toHaveLength(1);
+    await sleep(200);
+    expect((await s.read(id)).lines).toEqual([]);
+    expect(DEFAULT_WAIT_TIMEOUT_MS).toBeLessThanOrEqual(MAX_WAIT_TIMEOUT_MS);
+  });
+});
