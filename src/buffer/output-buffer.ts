@@ -116,6 +116,19 @@ class TextTail {
     return Math.min(this.kept, this.max);
   }
 
+  /** The kept text from absolute offset `offset` on (from the oldest kept character when that is later). */
+  since(offset: number): { text: string; from: number } {
+    // Walk back only over the chunks that hold the newer part, so a reader that keeps up joins little.
+    let index = this.chunks.length;
+    let start = this.total;
+    while (index > this.head && start > offset) start -= (this.chunks[--index] ?? '').length;
+    // Back at the oldest chunk, read() cuts to the bound (the chunks after it never hold more than the bound).
+    const text = index === this.head ? this.read() : this.chunks.slice(index).join('');
+    const textStart = this.total - text.length;
+    const from = Math.min(Math.max(offset, textStart), this.total);
+    return { text: text.slice(from - textStart), from };
+  }
+
   read(): string {
     const text = this.chunks.slice(this.head).join('');
     if (text.length <= this.max) return text;
@@ -227,6 +240,20 @@ export class OutputBuffer {
   /** The newest raw output, escape sequences and carriage returns untouched. */
   rawText(): string {
     return this.raw.read();
+  }
+
+  /** Characters of raw output ever appended: the absolute raw offset of the end. */
+  get totalRawChars(): number {
+    return this.raw.total;
+  }
+
+  /**
+   * The kept raw text from absolute raw offset `offset` to the end. When `offset` is older than what is kept,
+   * the text starts at the oldest kept character and `from > offset` says that output was lost in between.
+   */
+  rawSince(offset: number): { text: string; from: number } {
+    integerAtLeast('offset', offset, 0);
+    return this.raw.since(offset);
   }
 
   stats(): BufferStats {
