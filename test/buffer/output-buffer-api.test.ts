@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { OutputBuffer } from '../../src/buffer/output-buffer';
+import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 
 describe('OutputBuffer raw offsets (totalRawChars, rawSince)', () => {
   it('counts every raw character ever appended, dropped ones included', () => {
