@@ -79,6 +79,12 @@ async function settle<T>(look: () => Promise<T>, key: (t: T) => string, ready: (
   }
 }
 
+/** VT100 line drawing, as xterm draws it. */
+const DEC_SPECIAL_GRAPHICS: Record<string, string> = {
+  '`': '◆', a: '▒', f: '°', g: '±', j: '┘', k: '┐', l: '┌', m: '└', n: '┼', o: '⎺', p: '⎻', q: '─', r: '⎼', s: '⎽',
+  t: '├', u: '┤', v: '┴', w: '┬', x: '│', y: '≤', z: '≥', '{': 'π', '|': '≠', '}': '£', '~': '·',
+};
+
 /**
  * The oracle: the same program in a private tmux server, same size, same TERM and environment as our PTYs,
  * no status line. `capture()` is what tmux shows, one string per row, trailing blanks trimmed.
@@ -91,7 +97,10 @@ export class TmuxOracle {
     this.conf = join(cwd, `.${this.name}.conf`);
     writeFileSync(this.conf, 'set -g default-terminal xterm-256color\nset -g status off\nset -g escape-time 0\n');
     const env = Object.entries(fixedEnvironment()).map(([k, v]) => `${k}=${v}`);
-    this.tmux(['-f', this.conf, 'new-session', '-d', '-s', this.name, '-c', cwd, '-x', String(cols), '-y', String(rows), 'env', '-i', ...env, ...command]);
+    // Our PTYs do not echo input (script --echo never): neither does this one. onlcr stays on here, as the
+    // emulator's convertEol puts back what our PTYs' -onlcr leaves out.
+    const sameTermios = ['sh', '-c', 'stty -echo; exec "$@"', 'sh'];
+    this.tmux(['-f', this.conf, 'new-session', '-d', '-s', this.name, '-c', cwd, '-x', String(cols), '-y', String(rows), 'env', '-i', ...env, ...sameTermios, ...command]);
   }
 
   tmux(args: string[]): string {
@@ -103,9 +112,25 @@ export class TmuxOracle {
     this.tmux(['send-keys', '-t', this.name, ...(literal ? ['-l'] : []), ...keys]);
   }
 
+  /**
+   * The plain capture shows line-drawing characters (the DEC special graphics set a curses box uses) as the ASCII
+   * letters they are sent as; with -e tmux marks those runs with SO/SI, so they are drawn here as a terminal shows them.
+   */
   capture(): string[] {
-    const out = this.tmux(['capture-pane', '-p', '-t', this.name]);
-    return out.replace(/\n$/, '').split('\n').map((r) => r.replace(/ +$/, ''));
+    const out = this.tmux(['capture-pane', '-p', '-e', '-t', this.name]);
+    let graphics = false;
+    return out
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((line) => {
+        let row = '';
+        for (const ch of line.replace(/\x1b\[[0-9;:]*m/g, '')) {
+          if (ch === '\x0e') graphics = true;
+          else if (ch === '\x0f') graphics = false;
+          else row += graphics ? (DEC_SPECIAL_GRAPHICS[ch] ?? ch) : ch;
+        }
+        return row.replace(/ +$/, '');
+      });
   }
 
   resize(rows: number, cols: number): void {
