@@ -9,7 +9,7 @@ import type { PtySession } from './pty-session.js';
 export interface WriteRequest {
   readonly resize: TerminalSize | undefined;
   /** Undefined when nothing is typed (a resize alone). */
-  readonly typing: { readonly data: string } | { readonly input: readonly InputItem[] } | undefined;
+  readonly typing: { readonly data: Buffer } | { readonly input: readonly InputItem[] } | undefined;
 }
 
 /** Checks the shape of a write before anything is asked or done: exactly one way to type, or a resize alone. */
@@ -21,7 +21,8 @@ export function writeRequest(input: WriteInput): WriteRequest {
     throw new PtyError('invalid_input', 'pty_write: nothing to do: give data or input to type, or resize to change the terminal size. Nothing was written.');
   }
   if (input.input !== undefined) checkInput(input.input as InputItem[]);
-  const typing = input.data !== undefined ? { data: input.data } : input.input !== undefined ? { input: input.input as InputItem[] } : undefined;
+  // Decoded now, so bad escapes are refused before anything else is looked at, as before input lists existed.
+  const typing = input.data !== undefined ? { data: decodeEscapes(input.data) } : input.input !== undefined ? { input: input.input as InputItem[] } : undefined;
   return { resize: input.resize, typing };
 }
 
@@ -35,10 +36,7 @@ export interface TypedBytes {
 
 /** The bytes to type; keys that depend on the terminal's mode ask the screen emulator for it first. */
 export async function typedBytes(session: PtySession, typing: NonNullable<WriteRequest['typing']>): Promise<TypedBytes> {
-  if ('data' in typing) {
-    const bytes = decodeEscapes(typing.data);
-    return { bytes, visible: formatBytesVisibly(bytes), keys: undefined };
-  }
+  if ('data' in typing) return { bytes: typing.data, visible: formatBytesVisibly(typing.data), keys: undefined };
   const modes = needsKeyModes(typing.input) ? await session.screen.keyModes() : { applicationCursorKeys: false };
   const { bytes, shown } = encodeInput(typing.input, modes);
   return { bytes, visible: formatBytesVisibly(bytes), keys: shown };
