@@ -118,6 +118,8 @@ export const MAX_INPUT_ITEMS = 256;
 export const MAX_KEY_REPEAT = 100;
 /** Raw characters fed to an emulator per write call; each write's callback is awaited (xterm.js flow control). */
 export const SCREEN_FEED_CHUNK_CHARS = 65_536;
+/** A backlog of plain output at least this long is entered where what precedes it has scrolled off (see skip-ahead.ts). */
+export const SCREEN_SKIP_FROM_CHARS = 65_536;
 /** Once output has been quiet this long, an emulator already in use catches up by itself. */
 export const SCREEN_IDLE_CATCHUP_MS = 250;
 /** How long `stty` may take to resize the terminal. */

@@ -1,10 +1,11 @@
 import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
-import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS } from '../limits.js';
+import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS, SCREEN_SKIP_FROM_CHARS } from '../limits.js';
 import type { KeyModes } from '../keys/encode-key.js';
 import { AltScreenState, type RawSource } from './alt-screen-state.js';
 import { lastAltToggle, restartPoint } from './reset-points.js';
-import { createTerminal, cursorHidden, type TerminalSize, type XtermTerminal } from './xterm.js';
+import { skipPoint } from './skip-ahead.js';
+import { createTerminal, cursorHidden, plainDefaults, type TerminalSize, type XtermTerminal } from './xterm.js';
 
 /** What a person would see on the terminal now. */
 export interface ScreenSnapshot {
@@ -42,10 +43,14 @@ export class LazyScreen {
   private idleTimer: NodeJS.Timeout | undefined;
   private lastOutputAt = 0;
   private disposed = false;
+  /** Backlogs entered late (for tests and the curious). */
+  private skips = 0;
 
   constructor(
     private readonly source: RawSource,
     private size: TerminalSize,
+    /** Backlogs this long may be entered late (see skipScrolledOff); tests lower it. */
+    private readonly skipFromChars = SCREEN_SKIP_FROM_CHARS,
   ) {}
 
   /** Whether the program is on the alternate screen (vim, less, top), cheaply, without the emulator. */
@@ -131,10 +136,24 @@ export class LazyScreen {
       }
     } else {
       this.noteRedraws(text, terminal.buffer.active.type === 'alternate');
+      text = this.skipScrolledOff(terminal, text);
     }
     await feed(terminal, text);
     this.fedTo = end;
     return terminal;
+  }
+
+  /**
+   * A long backlog of plain lines is entered where what precedes it has scrolled off the screen: the screen is the
+   * same, and a flood read by screen costs a character loop, not the emulator's parse, for all but its last screens.
+   */
+  private skipScrolledOff(terminal: XtermTerminal, text: string): string {
+    if (text.length < this.skipFromChars || !plainDefaults(terminal)) return text;
+    const buffer = terminal.buffer.active;
+    const point = skipPoint(text, { row: buffer.cursorY, col: buffer.cursorX }, { rows: terminal.rows, cols: terminal.cols });
+    if (point === undefined) return text;
+    this.skips++;
+    return `\x1b[${point.row + 1};${point.col + 1}H${text.slice(point.index)}`;
   }
 
   /** New output after a restart may redraw the whole screen (whole again) or go back to the lost normal screen. */

@@ -19,7 +19,8 @@ export interface TerminalSize {
  * turn onlcr off, so programs' `\n` reaches us without the `\r` a terminal would get), and the buffer API on.
  */
 export function createTerminal(size: TerminalSize): XtermTerminal {
-  return new TerminalCtor!({ rows: size.rows, cols: size.cols, scrollback: 0, convertEol: true, allowProposedApi: true });
+  // logLevel off: xterm.js logs sequences it does not know to the console, which is the host's.
+  return new TerminalCtor!({ rows: size.rows, cols: size.cols, scrollback: 0, convertEol: true, allowProposedApi: true, logLevel: 'off' });
 }
 
 /** DECTCEM (`ESC [ ? 25 l` hides the cursor) has no public getter; this reads xterm.js's own flag when it is there. */
@@ -27,3 +28,24 @@ export function cursorHidden(terminal: XtermTerminal): boolean {
   const core = (terminal as unknown as { _core?: { coreService?: { isCursorHidden?: unknown } } })._core;
   return core?.coreService?.isCursorHidden === true;
 }
+
+/**
+ * Whether the terminal is as skipPoint's cursor model assumes: the normal screen, auto-wrap on, no insert or reverse
+ * wrap mode, the whole screen as the scroll region, and its parser between sequences (a chunk edge can fall inside
+ * one). The last two only xterm.js's internals tell; without them, no.
+ */
+export function plainDefaults(terminal: XtermTerminal): boolean {
+  const { modes } = terminal;
+  if (terminal.buffer.active.type !== 'normal' || !modes.wraparoundMode || modes.insertMode || modes.reverseWraparoundMode) return false;
+  const core = (terminal as unknown as { _core?: XtermInternals })._core;
+  const region = core?.buffer;
+  return region?.scrollTop === 0 && region.scrollBottom === terminal.rows - 1 && core?._inputHandler?._parser?.currentState === PARSER_GROUND;
+}
+
+interface XtermInternals {
+  readonly buffer?: { readonly scrollTop?: unknown; readonly scrollBottom?: unknown };
+  readonly _inputHandler?: { readonly _parser?: { readonly currentState?: unknown } };
+}
+
+/** xterm.js's parser state between sequences (ParserState.GROUND). */
+const PARSER_GROUND = 0;

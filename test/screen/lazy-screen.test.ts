@@ -150,3 +150,60 @@ describe('restart points', () => {
     expect(restartPoint('plain text', false)).toEqual({ kind: 'none', index: 0, enterAlternate: false, incomplete: true });
   });
 });
+
+describe('entering a long plain backlog late', () => {
+  it('a flood of lines read by screen is entered a screen height before its end, and shows what a full feed shows', async () => {
+    const buffer = new OutputBuffer();
+    const screen = new LazyScreen(buffer, size, 100);
+    buffer.append('\x1b[?1h\x1b]2;kept title\x07header\n');
+    await screen.snapshot();
+    const flood = Array.from({ length: 5_000 }, (_, i) => `\x1b[3${i % 8}mline ${i}\x1b[0m${i % 7 === 0 ? ' with a longer tail that wraps past twenty columns' : ''}\n`).join('');
+    buffer.append(flood + 'last\rL');
+    let fed = 0;
+    const terminal = (screen as unknown as { terminal: { write(data: string, cb: () => void): void } }).terminal;
+    const write = terminal.write.bind(terminal);
+    terminal.write = (data, cb) => {
+      fed += data.length;
+      write(data, cb);
+    };
+    const snap = await screen.snapshot();
+    expect(snap.rows).toEqual(await reference('\x1b[?1h\x1b]2;kept title\x07header\n' + flood + 'last\rL'));
+    expect(snap.title).toBe('kept title');
+    expect(await screen.keyModes()).toEqual({ applicationCursorKeys: true });
+    // Only about the last screens were parsed.
+    expect(fed).toBeLessThan(1_000);
+    expect(snap.incomplete).toBe(false);
+  });
+
+  it('property: a backlog of plain text, colors, wraps, CR and BS entered late shows what a full feed shows', async () => {
+    const plain = fc.oneof(
+      fc.constantFrom('\n', '\r', '\b', '\x1b[31m', '\x1b[0m', '\x07', 'x'.repeat(25)),
+      fc.string({ unit: fc.constantFrom('a', 'b', ' ', '-'), minLength: 1, maxLength: 30 }),
+    );
+    const other = fc.constantFrom('\x1b[2;5H', '\x1b[?1049h', '\x1b[?1049l', '\x1b[H\x1b[2J', '中', '\t', '\x1b[1;3r', '\x1b[4h', '\x1b[4l', '\x1b[r', '\x1b[3', '1m');
+    const piece = fc.oneof({ arbitrary: plain, weight: 8 }, { arbitrary: other, weight: 1 });
+    let skipped = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.array(plain, { maxLength: 30 }), fc.array(piece, { maxLength: 30 })), fc.array(plain, { minLength: 60, maxLength: 150 }), fc.array(piece, { maxLength: 10 }), fc.boolean(), async (before, lines, after, oneLongLine) => {
+        // Line feeds realign everything: a backlog without them tests the wrap model alone.
+        const backlog = [...(oneLongLine ? lines.map((p) => p.replaceAll('\n', '')) : lines), ...after];
+        const buffer = new OutputBuffer();
+        const screen = new LazyScreen(buffer, size, 1);
+        buffer.append(before.join(''));
+        await screen.snapshot();
+        buffer.append(backlog.join(''));
+        const snap = await screen.snapshot();
+        expect(snap.rows).toEqual(await reference(before.join('') + backlog.join('')));
+        const buffer2 = new OutputBuffer();
+        buffer2.append(before.join('') + backlog.join(''));
+        const cursor = (await new LazyScreen(buffer2, size).snapshot()).cursor;
+        expect(snap.cursor).toEqual(cursor);
+        skipped += (screen as unknown as { skips: number }).skips;
+        screen.dispose();
+      }),
+      { numRuns: 300 },
+    );
+    // The late entry was taken, often: this property is about it.
+    expect(skipped).toBeGreaterThan(100);
+  });
+});
