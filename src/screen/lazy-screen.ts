@@ -136,8 +136,8 @@ export class LazyScreen {
       }
     } else {
       this.noteRedraws(text, terminal.buffer.active.type === 'alternate');
-      text = this.skipScrolledOff(terminal, text);
     }
+    text = this.skipScrolledOff(terminal, text);
     await feed(terminal, text);
     this.fedTo = end;
     return terminal;

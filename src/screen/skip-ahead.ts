@@ -20,39 +20,30 @@ const SGR = /\x1b\[[0-9;:]*m/y;
  * Undefined when the plain text does not scroll a screen height past a first scroll, or runs into anything else
  * (a non-ASCII character, whose width the model does not know, or any other control or escape sequence).
  */
-export function skipPoint(text: string, cursor: { readonly row: number; readonly col: number }, size: TerminalSize): SkipPoint | undefined {
-  const total = scrollsIn(text, cursor, size, Infinity);
-  const skippable = total.scrolls - size.rows;
-  if (skippable < 1) return undefined;
-  const at = scrollsIn(text, cursor, size, skippable);
-  return { index: at.index, row: size.rows - 1, col: 0 };
-}
-
-/** Models the cursor over the plain start of `text` until `stopAt` scrolls: how many, and where the last one left it. */
-function scrollsIn(text: string, cursor: { readonly row: number; readonly col: number }, { rows, cols }: TerminalSize, stopAt: number): { scrolls: number; index: number } {
+export function skipPoint(text: string, cursor: { readonly row: number; readonly col: number }, { rows, cols }: TerminalSize): SkipPoint | undefined {
   let row = cursor.row;
   let col = cursor.col;
   let scrolls = 0;
-  // After a scroll the cursor is at the start of the bottom row: `index` is the next character to feed from there.
-  let index = 0;
-  const newLine = (next: number): boolean => {
-    col = 0;
-    if (row < rows - 1) {
-      row++;
-      return false;
-    }
-    scrolls++;
-    index = next;
-    return scrolls >= stopAt;
-  };
-  for (let i = 0; i < text.length; i++) {
+  // Where feeding resumes after each of the newest rows + 1 scrolls (the cursor then at the start of the bottom
+  // row): one pass, and the point a screen height before the last scroll is still in the ring at the end.
+  const after = new Int32Array(rows + 1);
+  const bottom = rows - 1;
+  const length = text.length;
+  // The new-line step is written out twice rather than as a closure, so the counters stay in registers in this hot loop.
+  for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c >= 0x20 && c <= 0x7e) {
       // xterm wraps when a character is printed with the cursor past the last column (a pending wrap).
-      if (col >= cols && newLine(i)) break;
+      if (col >= cols) {
+        col = 0;
+        if (row < bottom) row++;
+        else after[++scrolls % (rows + 1)] = i;
+      }
       col++;
     } else if (c === 0x0a) {
-      if (newLine(i + 1)) break;
+      col = 0;
+      if (row < bottom) row++;
+      else after[++scrolls % (rows + 1)] = i + 1;
     } else if (c === 0x0d) col = 0;
     else if (c === 0x08) col = Math.max(Math.min(col, cols - 1) - 1, 0);
     else if (c === 0x07 || c === 0x7f) continue;
@@ -62,5 +53,7 @@ function scrollsIn(text: string, cursor: { readonly row: number; readonly col: n
       i = SGR.lastIndex - 1;
     } else break;
   }
-  return { scrolls, index };
+  const skippable = scrolls - rows;
+  if (skippable < 1) return undefined;
+  return { index: after[skippable % (rows + 1)]!, row: bottom, col: 0 };
 }
