@@ -120,3 +120,17 @@ export const MAX_TRACKED_BUSY_SESSIONS = 1_024;
 export const MAX_TRACKED_SESSION_TURNS = 1_024;
 /** Recent messages read to find the agent and model a woken session must keep, when no event told them. */
 export const WAKE_LOOKUP_MESSAGES = 20;
+
+// ── Screen view, named keys, resize (pty_read screen, pty_write input/resize) ───────────────
+/** Items in one pty_write `input` list. */
+export const MAX_INPUT_ITEMS = 256;
+/** How often one `input` key item may repeat (`times`). */
+export const MAX_KEY_REPEAT = 100;
+/** Raw characters fed to an emulator per write call; each write's callback is awaited (xterm.js flow control). */
+export const SCREEN_FEED_CHUNK_CHARS = 65_536;
+/** A backlog of plain output at least this long is entered where what precedes it has scrolled off (see skip-ahead.ts). */
+export const SCREEN_SKIP_FROM_CHARS = 65_536;
+/** Once output has been quiet this long, an emulator already in use catches up by itself. */
+export const SCREEN_IDLE_CATCHUP_MS = 250;
+/** How long `stty` may take to resize the terminal. */
+export const STTY_RESIZE_TIMEOUT_MS = 2_000;

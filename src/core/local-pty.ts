@@ -17,14 +17,14 @@ import { deliverBounded } from '../operators/deliver-bounded.js';
 import { abortable, InFlight } from '../registry/inflight.js';
 import { Registry, type RegistryLimits } from '../registry/registry.js';
 import { GrepPool } from '../search/grep-pool.js';
-import { formatBytesVisibly, decodeEscapes } from '../protocol/escape-codec.js';
 import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../protocol/tool-inputs.js';
 import type { KillResult, ListResult, ReadResult, SpawnResult, WriteResult } from '../protocol/tool-results.js';
 import { BoundedSet } from './bounded-set.js';
 import { describePty, exitEnvelope, exitLabel } from './envelopes.js';
 import type { CallContext, ExitNotification, HostPort } from './host-port.js';
 import { PtySession } from './pty-session.js';
-import { readOutput } from './read-output.js';
+import { readWithScreen } from './screen-read.js';
+import { typedBytes, writeRequest } from './write-request.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
 import type { ptyProcess$ } from '../streams/pty-process.js';
 
@@ -162,19 +162,23 @@ export class LocalPty {
 
   // ── pty_write ──────────────────────────────────────────────────────────────────────────────
   write(ctx: CallContext, input: WriteInput): Promise<WriteResult> {
-    const bytes = decodeEscapes(input.data);
+    const request = writeRequest(input);
     const owner = ctx.owner;
     this.gate(owner);
     const session = this.runningSession(owner, input.id);
-    const visible = formatBytesVisibly(bytes);
     return this.inflight.run(owner, async (signal) => {
       const stop = anySignal(signal, ctx.signal);
+      // A resize types nothing: ownership and a running PTY are enough, no prompt.
+      if (request.resize !== undefined) await session.resize(request.resize);
+      const resized = request.resize === undefined ? {} : { size: session.size };
+      if (request.typing === undefined) return { id: input.id, bytesWritten: 0, status: session.status, ...resized };
+      const { bytes, visible, keys } = await typedBytes(session, request.typing);
       await abortable(
         ctx.ask({
           permission: 'bash',
           patterns: [visible],
-          title: `Type into ${input.id} (${session.info.command}): ${visible}`,
-          metadata: { id: input.id, command: shellCommandLine(session.info.command, session.info.args), bytes: visible, byteCount: bytes.length, tool: 'pty_write' },
+          title: `Type into ${input.id} (${session.info.command}): ${keys === undefined ? visible : `${keys} (bytes: ${visible})`}`,
+          metadata: { id: input.id, command: shellCommandLine(session.info.command, session.info.args), bytes: visible, byteCount: bytes.length, ...(keys === undefined ? {} : { keys }), tool: 'pty_write' },
         }),
         stop,
       );
@@ -182,7 +186,7 @@ export class LocalPty {
       this.gate(owner);
       this.runningSession(owner, input.id);
       const written = await session.write(bytes);
-      return { id: input.id, bytesWritten: written, status: session.status };
+      return { id: input.id, bytesWritten: written, status: session.status, ...resized };
     });
   }
 
@@ -191,7 +195,7 @@ export class LocalPty {
     const owner = ctx.owner;
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
-    return readOutput(session, input, (request) =>
+    return readWithScreen(session, input, (request) =>
       this.inflight.run(owner, (signal) => this.grep.search({ ...request, signal: anySignal(signal, ctx.signal) })),
     );
   }

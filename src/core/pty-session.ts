@@ -8,6 +8,9 @@ import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS, TERMINATE_T
 import { intoBuffer } from '../operators/into-buffer.js';
 import { terminateOn } from '../operators/terminate-on.js';
 import { ptyProcess$, type PtyEvent, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
+import { resizeTerminal } from '../engine/resize-terminal.js';
+import { LazyScreen } from '../screen/lazy-screen.js';
+import type { TerminalSize } from '../screen/xterm.js';
 
 export type PtyStatus = 'starting' | 'running' | 'exited' | 'killed' | 'timeout';
 export type StopReason = 'kill' | 'timeout' | 'owner-deleted' | 'close';
@@ -53,6 +56,9 @@ export class PtySession {
   commandPid: number | null = null;
   endedAt: string | null = null;
   readonly ended: Promise<void>;
+  /** The screen as a terminal shows it; its emulator is made on first need (see LazyScreen). */
+  readonly screen: LazyScreen;
+  size: TerminalSize;
 
   private handle: PtyHandle | undefined;
   private stopReason: StopReason | undefined;
@@ -69,6 +75,30 @@ export class PtySession {
     private readonly deps: PtySessionDeps,
   ) {
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    this.size = { rows: spec.rows, cols: spec.cols };
+    this.screen = new LazyScreen(this.buffer, this.size);
+  }
+
+  /** Changes the terminal's size while it runs: the program gets SIGWINCH, the emulator takes the new shape. */
+  async resize(size: TerminalSize): Promise<void> {
+    if (!this.running || this.commandPid === null) {
+      throw new PtyError('not_running', `${this.info.id} is ${this.status}; only a running terminal can be resized.`);
+    }
+    const before = this.size;
+    // The emulator first: the output so far was drawn at the old size; the program's redraw comes after SIGWINCH.
+    await this.screen.resize(size);
+    try {
+      await resizeTerminal(this.commandPid, size.rows, size.cols);
+    } catch (err) {
+      await this.screen.resize(before);
+      throw err;
+    }
+    this.size = size;
+  }
+
+  /** Called when the registry drops the PTY: the emulator's memory goes with it. */
+  dispose(): void {
+    this.screen.dispose();
   }
 
   get owner(): string {
@@ -149,7 +179,7 @@ export class PtySession {
         this.status = 'running';
         this.startWaiters?.resolve();
       })
-      .with({ kind: 'output' }, () => undefined)
+      .with({ kind: 'output' }, () => this.screen.noteOutput())
       .with({ kind: 'exit' }, (exit) => {
         this.exitCode = exit.exitCode;
         this.signal = exit.signal ?? exit.inferredSignal;
