@@ -6,9 +6,13 @@ import { NEVER } from 'rxjs';
 import { fixedEnvironment } from '../../src/engine/environment.js';
 import { LocalPty } from '../../src/core/local-pty.js';
 import { silentLogger, type PermissionRequest } from '../../src/core/host-port.js';
-import type { ScreenView } from '../../src/protocol/tool-results.js';
+import type { z } from 'zod';
+import { KillResult, ListResult, ReadResult, type ScreenView, SpawnResult, WriteResult } from '../../src/protocol/tool-results.js';
 import { sleep } from '../../src/testkit/waits.js';
 import { PTY_TOOLS, runTool } from '../../src/tools/definitions.js';
+
+/** Every answer is parsed with its protocol schema (strict): a field the screen adds without declaring it fails. */
+const RESULT_SCHEMAS: Record<string, z.ZodType> = { pty_spawn: SpawnResult, pty_write: WriteResult, pty_read: ReadResult, pty_list: ListResult, pty_kill: KillResult };
 
 /** The real core behind the real tool definitions (schemas included), a project dir, and every prompt recorded and allowed. */
 export class ScreenRig {
@@ -19,8 +23,9 @@ export class ScreenRig {
 
   async call(tool: string, args: unknown): Promise<any> {
     const def = PTY_TOOLS.find((t) => t.name === tool);
-    if (def === undefined) throw new Error(`no tool ${tool}`);
-    return (await runTool(def, this.core, this.ctx, args)).value;
+    const schema = RESULT_SCHEMAS[tool];
+    if (def === undefined || schema === undefined) throw new Error(`no tool ${tool}`);
+    return schema.parse((await runTool(def, this.core, this.ctx, args)).value);
   }
 
   async spawn(command: string, args: string[], rows: number, cols: number, workdir?: string): Promise<string> {
