@@ -161,3 +161,17 @@ export const MAX_WATCH_RULES = 4;
 export const MATCH_NOTIFY_INTERVAL_MS = 2_000;
 /** The matched line in a pty.match notification is cut at this. */
 export const NOTIFY_MATCH_LINE_CHARS = NOTIFY_LAST_LINE_CHARS;
+
+// ── Screen view, named keys, resize (pty_read screen, pty_write input/resize) ───────────────
+/** Items in one pty_write `input` list. */
+export const MAX_INPUT_ITEMS = 256;
+/** How often one `input` key item may repeat (`times`). */
+export const MAX_KEY_REPEAT = 100;
+/** Raw characters fed to an emulator per write call; each write's callback is awaited (xterm.js flow control). */
+export const SCREEN_FEED_CHUNK_CHARS = 65_536;
+/** A backlog of plain output at least this long is entered where what precedes it has scrolled off (see skip-ahead.ts). */
+export const SCREEN_SKIP_FROM_CHARS = 65_536;
+/** Once output has been quiet this long, an emulator already in use catches up by itself. */
+export const SCREEN_IDLE_CATCHUP_MS = 250;
+/** How long `stty` may take to resize the terminal. */
+export const STTY_RESIZE_TIMEOUT_MS = 2_000;

@@ -32,11 +32,15 @@ export interface FloodOutcome {
  * All PTYs of the plan spawned at once through the tools; resolves when every one has exited. `onStarted` runs
  * once every pty_spawn has returned (the flood is then in full swing).
  */
-export async function pluginFlood(harness: PluginHarness, plan: FloodPlan, onStarted: () => void = () => {}): Promise<FloodOutcome> {
+export async function pluginFlood(
+  harness: PluginHarness,
+  plan: FloodPlan,
+  onStarted: (ids: FloodOutcome['ids']) => void = () => {},
+): Promise<FloodOutcome> {
   const t0 = performance.now();
   const problems: string[] = [];
   const spawned = await Promise.all(plan.ptys.map(async ({ owner, shape, bytes }) => ({ owner, shape, bytes, id: (await harness.spawnShell(owner, shape.script(bytes))).id })));
-  onStarted();
+  onStarted(spawned.map(({ owner, id }) => ({ owner, id })));
   const ids = await Promise.all(
     spawned.map(async ({ owner, shape, bytes, id }) => {
       const exit = await harness.waitExit(id);

@@ -1,7 +1,7 @@
 import { MAX_BUFFER_CHARS } from '../../src/limits.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
-import { floodPlan, FLOOD_PTYS, pluginFlood, removeAll } from '../lib/flood.js';
+import { floodPlan, FLOOD_PTYS, pluginFlood, removeAll, type FloodOutcome } from '../lib/flood.js';
 import { PluginHarness } from '../lib/plugin-harness.js';
 import type { Row } from '../lib/report.js';
 import { LOG, LONG, mib, SHORT, type Shape } from '../lib/shapes.js';
@@ -13,6 +13,9 @@ const BUFFER_BOUND_BYTES = MAX_BUFFER_CHARS;
 const GROWTH_LIMIT = 3 * FLOOD_PTYS * BUFFER_BOUND_BYTES;
 const SAMPLE_EVERY_MS = 20;
 const WARM_UP_BYTES = 64 * MiB;
+/** The mixed flood again, with every PTY's screen emulator in use (the issue 13 screen view). */
+const WITH_SCREENS = 'mixed with screens';
+const SCREEN_READ_EVERY_MS = 200;
 
 interface Snapshot {
   readonly rss: number;
@@ -36,7 +39,7 @@ const mb = (bytes: number) => bytes / MiB;
  */
 export async function memory(cfg: BenchConfig): Promise<Row[]> {
   const total = pick(cfg, 128, 1024) * MiB;
-  const shapes: ReadonlyArray<Shape | 'mixed'> = [LONG, LOG, SHORT];
+  const shapes: ReadonlyArray<Shape | 'mixed' | typeof WITH_SCREENS> = [LONG, LOG, SHORT, 'mixed', WITH_SCREENS];
   const rows: Row[] = [];
   const harness = await PluginHarness.open();
   try {
@@ -45,8 +48,9 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
     // after cleanup. A small untimed flood of every shape first keeps that out of the figures.
     await removeAll(harness, (await pluginFlood(harness, floodPlan(WARM_UP_BYTES, 'mixed'))).ids);
     for (const shape of shapes) {
-      const plan = floodPlan(total, shape);
-      const title = `${shape === 'mixed' ? 'mixed shapes' : shape.title}, ${mib(plan.totalBytes)} via ${FLOOD_PTYS} PTYs`;
+      const screens = shape === WITH_SCREENS;
+      const plan = floodPlan(total, screens ? 'mixed' : shape);
+      const title = `${shape === 'mixed' || screens ? 'mixed shapes' : shape.title}${screens ? ', every screen read while it flows' : ''}, ${mib(plan.totalBytes)} via ${FLOOD_PTYS} PTYs`;
       const before = await settled();
       let peakRss = before.rss;
       let peakHeap = before.heapUsed;
@@ -55,7 +59,20 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
         peakRss = Math.max(peakRss, m.rss);
         peakHeap = Math.max(peakHeap, m.heapUsed);
       }, SAMPLE_EVERY_MS);
-      const flood = await pluginFlood(harness, plan);
+      let screenReads: Promise<unknown> = Promise.resolve();
+      const readScreens = (ids: FloodOutcome['ids']) => Promise.all(ids.map(({ owner, id }) => harness.read(owner, { id, screen: true })));
+      let reader: NodeJS.Timeout | undefined;
+      const flood = await pluginFlood(harness, plan, (ids) => {
+        if (!screens) return;
+        // Every PTY's emulator made and kept busy: one screen read of each, again and again while the flood runs.
+        const again = () => {
+          screenReads = readScreens(ids).then(() => void (reader = setTimeout(again, SCREEN_READ_EVERY_MS)));
+        };
+        again();
+      });
+      clearTimeout(reader);
+      await screenReads;
+      if (screens) await readScreens(flood.ids);
       clearInterval(sampler);
       const full = await settled();
       await removeAll(harness, flood.ids);

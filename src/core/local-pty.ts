@@ -17,7 +17,6 @@ import { deliverBounded } from '../operators/deliver-bounded.js';
 import { abortable, InFlight } from '../registry/inflight.js';
 import { Registry, type RegistryLimits } from '../registry/registry.js';
 import { GrepPool } from '../search/grep-pool.js';
-import { formatBytesVisibly, decodeEscapes } from '../protocol/escape-codec.js';
 import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../protocol/tool-inputs.js';
 import type { KillResult, ListResult, ReadResult, SpawnResult, WriteResult } from '../protocol/tool-results.js';
 import { BoundedSet } from './bounded-set.js';
@@ -28,6 +27,8 @@ import { readOutput } from './read-output.js';
 import { readAfter, readsAfter } from './read-after.js';
 import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';
 import { compileWatch, matchNotification, watchHits$ } from './watch-rules.js';
+import { readWithScreen } from './screen-read.js';
+import { typedBytes, writeRequest } from './write-request.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
 import type { ptyProcess$ } from '../streams/pty-process.js';
 
@@ -180,21 +181,35 @@ export class LocalPty {
 
   // ── pty_write ──────────────────────────────────────────────────────────────────────────────
   write(ctx: CallContext, input: WriteInput): Promise<WriteResult> {
-    const bytes = decodeEscapes(input.data);
+    const request = writeRequest(input);
     refuseIgnoreCaseAlone('pty_write', input.wait);
     const wait = compileWait('pty_write', input.wait);
     const owner = ctx.owner;
     this.gate(owner);
     const session = this.runningSession(owner, input.id);
-    const visible = formatBytesVisibly(bytes);
     return this.inflight.run(owner, async (signal) => {
       const stop = anySignal(signal, ctx.signal);
+      if (request.typing === undefined) {
+        // A resize types nothing: ownership and a running PTY are enough, no prompt. A wait hears the redraw it causes.
+        const pending = wait && startWait(session, wait, stop);
+        try {
+          if (request.resize !== undefined) await session.resize(request.resize);
+        } catch (err) {
+          pending?.cancel();
+          throw err;
+        }
+        const base = { id: input.id, bytesWritten: 0, size: session.size };
+        return pending ? { ...base, ...(await pending.done) } : { ...base, status: session.status };
+      }
+      if (request.resize !== undefined) await session.resize(request.resize);
+      const resized = request.resize === undefined ? {} : { size: session.size };
+      const { bytes, visible, keys } = await typedBytes(session, request.typing);
       await abortable(
         ctx.ask({
           permission: 'bash',
           patterns: [visible],
-          title: `Type into ${input.id} (${session.info.command}): ${visible}`,
-          metadata: { id: input.id, command: shellCommandLine(session.info.command, session.info.args), bytes: visible, byteCount: bytes.length, tool: 'pty_write' },
+          title: `Type into ${input.id} (${session.info.command}): ${keys === undefined ? visible : `${keys} (bytes: ${visible})`}`,
+          metadata: { id: input.id, command: shellCommandLine(session.info.command, session.info.args), bytes: visible, byteCount: bytes.length, ...(keys === undefined ? {} : { keys }), tool: 'pty_write' },
         }),
         stop,
       );
@@ -210,8 +225,8 @@ export class LocalPty {
         pending?.cancel();
         throw err;
       }
-      if (pending) return { id: input.id, bytesWritten: written, ...(await pending.done) };
-      return { id: input.id, bytesWritten: written, status: session.status };
+      if (pending) return { id: input.id, bytesWritten: written, ...resized, ...(await pending.done) };
+      return { id: input.id, bytesWritten: written, status: session.status, ...resized };
     });
   }
 
@@ -221,7 +236,7 @@ export class LocalPty {
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
     if (readsAfter(input)) return readAfter(session, input, ctx.signal, (work) => this.inflight.run(owner, work));
-    return readOutput(session, input, (request) =>
+    return readWithScreen(session, input, (request) =>
       this.inflight.run(owner, (signal) => this.grep.search({ ...request, signal: anySignal(signal, ctx.signal) })),
     );
   }

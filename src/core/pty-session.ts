@@ -8,6 +8,9 @@ import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../l
 import { intoBuffer } from '../operators/into-buffer.js';
 import { NO_MEMBERS, ptyProcess$, type MemberList, type PtyEvent, type PtyHandle, type PtySpec, type TerminationReport } from '../streams/pty-process.js';
 import type { PtyActivity } from '../operators/wait-for.js';
+import { resizeTerminal } from '../engine/resize-terminal.js';
+import { LazyScreen } from '../screen/lazy-screen.js';
+import type { TerminalSize } from '../screen/xterm.js';
 
 import type { PtyStatus } from '../protocol/tool-results.js';
 
@@ -64,6 +67,9 @@ export class PtySession {
   /** Exit code and signal of the program, known once it has exited (it may leave lingering members). */
   endedAt: string | null = null;
   readonly ended: Promise<void>;
+  /** The screen as a terminal shows it; its emulator is made on first need (see LazyScreen). */
+  readonly screen: LazyScreen;
+  size: TerminalSize;
 
   private handle: PtyHandle | undefined;
   private stopReason: StopReason | undefined;
@@ -89,6 +95,30 @@ export class PtySession {
     private readonly deps: PtySessionDeps,
   ) {
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    this.size = { rows: spec.rows, cols: spec.cols };
+    this.screen = new LazyScreen(this.buffer, this.size);
+  }
+
+  /** Changes the terminal's size while it runs: the program gets SIGWINCH, the emulator takes the new shape. */
+  async resize(size: TerminalSize): Promise<void> {
+    if (!this.running || this.commandPid === null) {
+      throw new PtyError('not_running', `${this.info.id} is ${this.status}; only a running terminal can be resized.`);
+    }
+    const before = this.size;
+    // The emulator first: the output so far was drawn at the old size; the program's redraw comes after SIGWINCH.
+    await this.screen.resize(size);
+    try {
+      await resizeTerminal(this.commandPid, size.rows, size.cols);
+    } catch (err) {
+      await this.screen.resize(before);
+      throw err;
+    }
+    this.size = size;
+  }
+
+  /** Called when the registry drops the PTY: the emulator's memory goes with it. */
+  dispose(): void {
+    this.screen.dispose();
   }
 
   get owner(): string {
@@ -191,7 +221,10 @@ export class PtySession {
         this.status = 'running';
         this.startWaiters?.resolve();
       })
-      .with({ kind: 'output' }, () => this.activity.next({ kind: 'output' }))
+      .with({ kind: 'output' }, () => {
+        this.screen.noteOutput();
+        this.activity.next({ kind: 'output' });
+      })
       .with({ kind: 'exit' }, (exit) => {
         this.exitCode = exit.exitCode;
         this.signal = exit.signal ?? exit.inferredSignal;

@@ -6,6 +6,8 @@ export interface ProcStat {
   readonly ppid: number;
   readonly pgrp: number;
   readonly sessionId: number;
+  /** The controlling terminal's device number (proc(5) tty_nr, the kernel's dev_t encoding); 0 when none. */
+  readonly ttyNr: number;
   /** Clock ticks after boot: with the pid, it names a process even when the pid is reused. */
   readonly startTime: number;
 }
@@ -15,11 +17,11 @@ export function parseStat(pid: number, content: string): ProcStat | undefined {
   const close = content.lastIndexOf(')');
   if (close < 0) return undefined;
   const fields = content.slice(close + 2).split(' ');
-  // After ')': state(3) ppid(4) pgrp(5) session(6) … starttime(22), numbered as in proc(5).
+  // After ')': state(3) ppid(4) pgrp(5) session(6) tty_nr(7) … starttime(22), numbered as in proc(5).
   const at = (n: number) => Number(fields[n - 3]);
   const state = fields[0];
   if (state === undefined) return undefined;
-  return { pid, state, ppid: at(4), pgrp: at(5), sessionId: at(6), startTime: at(22) };
+  return { pid, state, ppid: at(4), pgrp: at(5), sessionId: at(6), ttyNr: at(7), startTime: at(22) };
 }
 
 /** undefined when the process is gone (ENOENT/ESRCH are the expected race, nothing else is swallowed). */

@@ -5,6 +5,8 @@ import {
   DEFAULT_ROWS,
   MAX_ARGS,
   MAX_DESCRIPTION_CHARS,
+  MAX_INPUT_ITEMS,
+  MAX_KEY_REPEAT,
   MAX_PATTERN_CHARS,
   MAX_READ_LIMIT,
   MAX_READ_OFFSET,
@@ -59,13 +61,32 @@ export const SpawnArgs = {
   watch: WatchArg,
 };
 
+const terminalDimension = (what: string) =>
+  z.number().int().min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`).max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`).describe(what);
+
 export const WriteArgs = {
   id: PtyId,
   data: z
     .string()
     .min(1, 'must not be empty')
+    .optional()
     .describe('Bytes to type. Escapes: \\n (Enter), \\r, \\t, \\xNN (one byte, e.g. \\x03 = Ctrl-C, \\x04 = Ctrl-D/EOF), \\uNNNN, \\\\. Any other backslash sequence is an error.'),
   wait: WaitArg,
+  input: z
+    .array(
+      z.strictObject({
+        text: z.string().optional().describe('Text to type, escapes as in data.'),
+        key: z.string().optional().describe('A key by name: Enter, Esc, Tab, Up, C-c, M-x, F5 ...'),
+        times: z.number().int().optional().describe(`Press the key this many times (1–${MAX_KEY_REPEAT}).`),
+      }),
+    )
+    .max(MAX_INPUT_ITEMS, `at most ${MAX_INPUT_ITEMS} items`)
+    .optional()
+    .describe('Instead of data: text and named keys, typed in order, e.g. [{"key":"Esc"},{"text":":wq"},{"key":"Enter"}]. Each item has "text" or "key", never both.'),
+  resize: z
+    .strictObject({ rows: terminalDimension('New terminal rows.'), cols: terminalDimension('New terminal columns.') })
+    .optional()
+    .describe('Change the terminal size first (the program gets SIGWINCH); needs no other input.'),
 };
 
 export const ReadArgs = {
@@ -101,6 +122,10 @@ export const ReadArgs = {
     .describe('Return the raw terminal text (escape sequences and carriage returns kept) instead of the cleaned lines.'),
   cursor: CursorArg,
   wait: WaitArg,
+  screen: z
+    .boolean()
+    .optional()
+    .describe('true: return the visible screen (rows, cursor, title) as a terminal shows it now, instead of lines. false: lines only. Default: lines, plus the screen while a full-screen program (vim, less, top) is on the alternate screen.'),
 };
 
 export const ListArgs = {};

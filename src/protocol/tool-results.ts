@@ -48,6 +48,9 @@ export const PtyDescription = z.strictObject({
 });
 export type PtyDescription = z.infer<typeof PtyDescription>;
 
+/** A terminal's size in character cells. */
+export const TerminalSize = z.strictObject({ rows: z.number().int(), cols: z.number().int() });
+export type TerminalSize = z.infer<typeof TerminalSize>;
 
 export const ListResult = z.strictObject({ ptys: z.array(PtyDescription).readonly() });
 export type ListResult = z.infer<typeof ListResult>;
@@ -117,6 +120,8 @@ export const WritePlain = z.strictObject({
   id: z.string(),
   bytesWritten: z.number().int(),
   status: PtyStatus,
+  /** The terminal's size after a resize asked for in the same call; absent when none was. */
+  size: TerminalSize.optional(),
 });
 export type WritePlain = z.infer<typeof WritePlain>;
 
@@ -126,6 +131,32 @@ export type WriteWaited = z.infer<typeof WriteWaited>;
 
 export const WriteResult = z.union([WriteWaited, WritePlain]);
 export type WriteResult = z.infer<typeof WriteResult>;
+
+/** What a terminal shows now: pty_read's `screen`. */
+export const ScreenView = z.strictObject({
+  /** One string per row, top to bottom, trailing blanks trimmed; a wide character takes one string position. */
+  rows: z.array(z.string()).readonly(),
+  size: TerminalSize,
+  /** 0-based indexes into `rows` and into the row's columns. */
+  cursor: z.strictObject({ row: z.number().int(), col: z.number().int(), visible: z.boolean() }),
+  alternateScreen: z.boolean(),
+  /** The window title the program set, '' when none. */
+  title: z.string(),
+  /** Output the screen depends on was dropped before it was read: parts drawn earlier may be missing. */
+  incomplete: z.boolean(),
+  /** Says what `incomplete` means for the model; present exactly when it is true. */
+  note: z.string().optional(),
+});
+export type ScreenView = z.infer<typeof ScreenView>;
+
+/**
+ * A lines, raw or pattern read also carries the screen while a full-screen program is on the alternate screen
+ * (unless the read said `screen: false`), with a note on how to read the two.
+ */
+const alongsideScreen = {
+  screen: ScreenView.optional(),
+  screenNote: z.string().optional(),
+};
 
 /** Every pty_read answer starts with where the PTY and its buffer stand. */
 const readBase = {
@@ -157,6 +188,7 @@ export const LinesRead = z.strictObject({
   returned: z.number().int(),
   lines: z.array(ReadLine).readonly(),
   ...continuation,
+  ...alongsideScreen,
 });
 export type LinesRead = z.infer<typeof LinesRead>;
 
@@ -170,6 +202,7 @@ export const RawRead = z.strictObject({
   text: z.string(),
   cutLines: z.number().int(),
   ...continuation,
+  ...alongsideScreen,
 });
 export type RawRead = z.infer<typeof RawRead>;
 
@@ -183,6 +216,7 @@ export const MatchesRead = z.strictObject({
   limitReached: z.boolean(),
   lines: z.array(ReadLine).readonly(),
   ...continuation,
+  ...alongsideScreen,
 });
 export type MatchesRead = z.infer<typeof MatchesRead>;
 
@@ -221,7 +255,18 @@ export const WaitedRead = z.strictObject({
 });
 export type WaitedRead = z.infer<typeof WaitedRead>;
 
-export const ReadResult = z.union([MatchesRead, RawRead, LinesRead, CursorRead, WaitedRead]);
+
+/** `screen: true`: the visible screen alone, with where the PTY stands. */
+export const ScreenRead = z.strictObject({
+  id: z.string(),
+  status: PtyStatus,
+  exitCode: z.number().int().nullable(),
+  totalLines: z.number().int(),
+  screen: ScreenView,
+});
+export type ScreenRead = z.infer<typeof ScreenRead>;
+
+export const ReadResult = z.union([ScreenRead, MatchesRead, RawRead, LinesRead, CursorRead, WaitedRead]);
 export type ReadResult = z.infer<typeof ReadResult>;
 
 /** The `pty.exit` message the owner session receives when a PTY with notifyOnExit ends. */

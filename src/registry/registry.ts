@@ -6,6 +6,8 @@ export interface Entry {
   readonly owner: string;
   /** Whether the PTY still runs (or starts): only ended PTYs may be evicted. */
   readonly running: boolean;
+  /** Releases what the entry holds beyond its own memory (a PTY's screen emulator) once it is removed. */
+  dispose?(): void;
 }
 
 export interface Reservation<E extends Entry> {
@@ -88,6 +90,7 @@ export class Registry<E extends Entry> {
   }
 
   remove(id: string): void {
+    this.entries.get(id)?.dispose?.();
     this.entries.delete(id);
   }
 
@@ -107,6 +110,7 @@ export class Registry<E extends Entry> {
     for (const [id, entry] of this.entries) {
       if ((owner === undefined || entry.owner === owner) && !entry.running) {
         this.entries.delete(id);
+        entry.dispose?.();
         this.onEvict(id, entry);
         return true;
       }

@@ -69,6 +69,12 @@ describeBuilt('built plugin loads in OpenCode', () => {
         expect(params(name).required).toContain('id');
       }
       expect(params('pty_write').properties!.data).toMatchObject({ type: 'string', minLength: 1 });
+      expect(params('pty_write').required).toEqual(['id']);
+      expect(params('pty_write').properties).toMatchObject({
+        input: { type: 'array', maxItems: 256 },
+        resize: { type: 'object', properties: { rows: { type: 'integer', minimum: 1, maximum: 1000 }, cols: { type: 'integer', minimum: 1, maximum: 1000 } } },
+      });
+      expect(params('pty_read').properties!.screen).toMatchObject({ type: 'boolean' });
       expect(params('pty_read').properties).toMatchObject({
         offset: { type: 'integer', minimum: 0, maximum: 10_000 },
         limit: { type: 'integer', minimum: 1, maximum: 2_000 },

@@ -148,6 +148,78 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     expect(last.answeredWith).toEqual(text('the REPL answered 42'));
   });
 
+  it('full-screen programs: edit a file in vim by named keys, read less by its screen', async () => {
+    interface ScreenRead {
+      status: string;
+      screen?: { rows: string[]; alternateScreen: boolean; cursor: { row: number; col: number } };
+      screenNote?: string;
+    }
+    const session = await newSession('screen');
+    fs.writeFileSync(path.join(project, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+    fs.writeFileSync(path.join(project, 'long.txt'), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    let vim = '';
+    let less = '';
+    const screenOf = (req: RecordedRequest, id: string) => result<ScreenRead>(req, id).screen;
+    const flow = runFlow(model, [
+      () => spawnCall('call_vim_spawn', { command: 'vim', args: ['-u', 'NONE', '-N', 'notes.txt'], rows: 12, cols: 60 }),
+      (req) => {
+        vim = result<Spawned>(req, 'call_vim_spawn').id;
+        return 'next';
+      },
+      until(
+        (n) => toolCall('pty_read', { id: vim, screen: true }, `call_vim_open_${n}`),
+        (req, last) => screenOf(req, last)?.rows[0] === 'alpha',
+      ),
+      () => toolCall('pty_write', { id: vim, input: [{ key: 'Down' }, { text: 'dd' }, { key: 'Home' }, { text: 'iINSERTED ' }, { key: 'Esc' }] }, 'call_vim_edit'),
+      // A plain read: vim is on the alternate screen, so the screen comes by itself.
+      until(
+        (n) => toolCall('pty_read', { id: vim, tail: true, limit: 5 }, `call_vim_edited_${n}`),
+        (req, last) => {
+          const rows = screenOf(req, last)?.rows ?? [];
+          return rows[1] === 'INSERTED gamma' && !rows[11]?.includes('INSERT');
+        },
+      ),
+      () => toolCall('pty_write', { id: vim, input: [{ text: ':wq' }, { key: 'Enter' }] }, 'call_vim_save'),
+      until(
+        (n) => toolCall('pty_read', { id: vim, tail: true, limit: 5 }, `call_vim_done_${n}`),
+        (req, last) => result<ScreenRead>(req, last).status === 'exited',
+      ),
+      () => spawnCall('call_less_spawn', { command: 'less', args: ['long.txt'], rows: 10, cols: 40 }),
+      (req) => {
+        less = result<Spawned>(req, 'call_less_spawn').id;
+        return 'next';
+      },
+      until(
+        (n) => toolCall('pty_read', { id: less, screen: true }, `call_less_open_${n}`),
+        (req, last) => screenOf(req, last)?.rows[0] === 'line 1',
+      ),
+      () => toolCall('pty_write', { id: less, input: [{ key: 'PageDown' }] }, 'call_less_page'),
+      until(
+        (n) => toolCall('pty_read', { id: less, screen: true }, `call_less_paged_${n}`),
+        (req, last) => screenOf(req, last)?.rows[0] === 'line 10',
+      ),
+      () => toolCall('pty_write', { id: less, input: [{ text: 'q' }] }, 'call_less_quit'),
+      () => text('edited and paged'),
+    ]);
+
+    await prompt(session, 'edit notes.txt in vim, then page through long.txt in less');
+    expect(flow.done).toBe(true);
+    const last = flow.requests.at(-1)!;
+    expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('alpha\nINSERTED gamma\n');
+    expect(result(last, 'call_vim_edit')).toMatchObject({ id: vim, bytesWritten: '\x1bOBdd\x1bOHiINSERTED \x1b'.length, status: 'running' });
+    const edited = last.toolResults.filter((t) => t.tool_call_id.startsWith('call_vim_edited_')).at(-1)!;
+    const editedRead = result<ScreenRead>(last, edited.tool_call_id);
+    show('vim screen after the edit (plain pty_read)', editedRead.screen);
+    expect(editedRead.screen).toMatchObject({ alternateScreen: true, cursor: { row: 1 } });
+    expect(editedRead.screenNote).toMatch(/alternate screen/);
+    const paged = last.toolResults.filter((t) => t.tool_call_id.startsWith('call_less_paged_')).at(-1)!;
+    const pagedScreen = result<ScreenRead>(last, paged.tool_call_id).screen!;
+    show('less screen after PageDown', pagedScreen);
+    expect(pagedScreen.rows.slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, i) => `line ${i + 10}`));
+    expect(pagedScreen.alternateScreen).toBe(true);
+    expect(last.answeredWith).toEqual(text('edited and paged'));
+  });
+
   it('workdir: inside the project the program runs there; outside it asks external_directory first', async () => {
     const inside = path.join(h.projectDir, 'sub', 'dir');
     fs.mkdirSync(inside, { recursive: true });

@@ -64,7 +64,7 @@ describe('shell quoting', () => {
 describe('/proc stat parsing', () => {
   it('reads the fields after the last parenthesis, whatever the command name holds', () => {
     const line = '4242 (we ird) (name) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0';
-    expect(parseStat(4242, line)).toEqual({ pid: 4242, state: 'S', ppid: 1, pgrp: 4242, sessionId: 4242, startTime: 987654 });
+    expect(parseStat(4242, line)).toEqual({ pid: 4242, state: 'S', ppid: 1, pgrp: 4242, sessionId: 4242, ttyNr: 0, startTime: 987654 });
   });
 });
 

@@ -1,0 +1,215 @@
+import { match } from 'ts-pattern';
+import { PtyError } from '../errors.js';
+import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS, SCREEN_SKIP_FROM_CHARS } from '../limits.js';
+import type { KeyModes } from '../keys/encode-key.js';
+import { AltScreenState, type RawSource } from './alt-screen-state.js';
+import { lastAltToggle, restartPoint } from './reset-points.js';
+import { skipPoint } from './skip-ahead.js';
+import { createTerminal, cursorHidden, plainDefaults, type TerminalSize, type XtermTerminal } from './xterm.js';
+
+/** What a person would see on the terminal now. */
+export interface ScreenSnapshot {
+  /** One string per row, top to bottom, trailing blanks trimmed; a wide character takes one string position. */
+  readonly rows: string[];
+  readonly size: TerminalSize;
+  /** 0-based indexes into `rows` and into the row's columns. */
+  readonly cursor: { readonly row: number; readonly col: number; readonly visible: boolean };
+  readonly alternateScreen: boolean;
+  /** The window title the program set (OSC 0/2), '' when none. */
+  readonly title: string;
+  /** Output the screen depends on was dropped before the emulator saw it: parts drawn earlier may be missing. */
+  readonly incomplete: boolean;
+}
+
+const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
+const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
+
+/**
+ * A PTY's screen, emulated lazily: nothing runs in the ingest path. The emulator (@xterm/headless) is made on first
+ * need and remembers the absolute raw offset it was fed to; it catches up from the PTY's kept raw output when the
+ * screen or the key modes are asked for, when the terminal is resized, and once output has gone quiet. When it fell
+ * behind by more than is kept, a fresh one starts at the newest point that redraws the whole screen. Feeds are
+ * serialized and each write's callback awaited (xterm.js drops input written faster than it parses).
+ */
+export class LazyScreen {
+  private terminal: XtermTerminal | undefined;
+  private title = '';
+  private fedTo = 0;
+  private incomplete = false;
+  /** Restarted on the alternate screen: the normal screen beneath it was never seen, and shows again when it leaves. */
+  private normalScreenLost = false;
+  private readonly alternate = new AltScreenState();
+  private queue: Promise<unknown> = Promise.resolve();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private lastOutputAt = 0;
+  private disposed = false;
+  /** Backlogs entered late (for tests and the curious). */
+  private skips = 0;
+
+  constructor(
+    private readonly source: RawSource,
+    private size: TerminalSize,
+    /** Backlogs this long may be entered late (see skipScrolledOff); tests lower it. */
+    private readonly skipFromChars = SCREEN_SKIP_FROM_CHARS,
+  ) {}
+
+  /** Whether the program is on the alternate screen (vim, less, top), cheaply, without the emulator. */
+  alternateScreenActive(): boolean {
+    return this.alternate.update(this.source);
+  }
+
+  /** Whether an emulator exists (made on first need). */
+  get started(): boolean {
+    return this.terminal !== undefined;
+  }
+
+  snapshot(): Promise<ScreenSnapshot> {
+    return this.serialized(async () => read(await this.caughtUp(), this.title, this.incomplete));
+  }
+
+  keyModes(): Promise<KeyModes> {
+    return this.serialized(async () => ({ applicationCursorKeys: (await this.caughtUp()).modes.applicationCursorKeysMode }));
+  }
+
+  /** Output so far was drawn at the old size: it is fed first, then the emulator takes the new one. */
+  resize(size: TerminalSize): Promise<void> {
+    return this.serialized(async () => {
+      if (this.terminal !== undefined) (await this.caughtUp()).resize(size.cols, size.rows);
+      this.size = size;
+    });
+  }
+
+  /** Called on output: once it has been quiet for a while, an emulator in use catches up by itself. */
+  noteOutput(): void {
+    if (this.terminal === undefined || this.disposed) return;
+    this.lastOutputAt = Date.now();
+    this.idleTimer ??= this.armIdle(SCREEN_IDLE_CATCHUP_MS);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.terminal?.dispose();
+    this.terminal = undefined;
+  }
+
+  private armIdle(delay: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.idleTimer = undefined;
+      const quietFor = Date.now() - this.lastOutputAt;
+      if (quietFor < SCREEN_IDLE_CATCHUP_MS) this.idleTimer = this.armIdle(SCREEN_IDLE_CATCHUP_MS - quietFor);
+      else void this.serialized(() => this.caughtUp()).catch(() => undefined);
+    }, delay);
+    // Never what keeps the host alive.
+    timer.unref();
+    return timer;
+  }
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => {
+      if (this.disposed) throw new PtyError('not_found', 'this PTY was removed; its screen is gone.');
+      return work();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Feeds the emulator (made now if need be) everything up to the current end of the output. */
+  private async caughtUp(): Promise<XtermTerminal> {
+    const alternateBefore = this.alternate.update(this.source);
+    let { text, from } = this.source.rawSince(this.fedTo);
+    const end = from + text.length;
+    let terminal = this.terminal;
+    if (terminal === undefined || from > this.fedTo) {
+      terminal?.dispose();
+      terminal = this.fresh();
+      // Output was lost: start where the screen was last redrawn whole. (From the very start, nothing was lost.)
+      if (from > 0) {
+        const point = restartPoint(text, alternateBefore);
+        text = (point.enterAlternate ? ENTER_ALTERNATE_SCREEN : '') + text.slice(point.index);
+        this.incomplete = point.incomplete;
+        this.normalScreenLost = point.kind === 'alternate' || point.enterAlternate || point.incomplete;
+      } else {
+        this.incomplete = false;
+        this.normalScreenLost = false;
+      }
+    } else {
+      this.noteRedraws(text, terminal.buffer.active.type === 'alternate');
+    }
+    text = this.skipScrolledOff(terminal, text);
+    await feed(terminal, text);
+    this.fedTo = end;
+    return terminal;
+  }
+
+  /**
+   * A long backlog of plain lines is entered where what precedes it has scrolled off the screen: the screen is the
+   * same, and a flood read by screen costs a character loop, not the emulator's parse, for all but its last screens.
+   */
+  private skipScrolledOff(terminal: XtermTerminal, text: string): string {
+    if (text.length < this.skipFromChars || !plainDefaults(terminal)) return text;
+    const buffer = terminal.buffer.active;
+    const point = skipPoint(text, { row: buffer.cursorY, col: buffer.cursorX }, { rows: terminal.rows, cols: terminal.cols });
+    if (point === undefined) return text;
+    this.skips++;
+    return `\x1b[${point.row + 1};${point.col + 1}H${text.slice(point.index)}`;
+  }
+
+  /** New output after a restart may redraw the whole screen (whole again) or go back to the lost normal screen. */
+  private noteRedraws(text: string, onAlternate: boolean): void {
+    match(restartPoint(text, false).kind)
+      .with('none', () => undefined)
+      .with('alternate', () => {
+        // Whole now; an incomplete normal screen shows again when the program leaves.
+        this.normalScreenLost ||= this.incomplete;
+        this.incomplete = false;
+      })
+      .with('clear', () => {
+        this.incomplete = false;
+        // A clear on the normal screen (after leaving, or while on it) makes that one whole too.
+        if (!onAlternate || lastAltToggle(text) !== undefined) this.normalScreenLost = false;
+      })
+      .with('left-alternate', () => (this.incomplete = this.normalScreenLost))
+      .exhaustive();
+  }
+
+  private fresh(): XtermTerminal {
+    const terminal = createTerminal(this.size);
+    this.title = '';
+    terminal.onTitleChange((title) => (this.title = title));
+    this.terminal = terminal;
+    return terminal;
+  }
+}
+
+/** Writes in chunks, each awaited, never cutting a surrogate pair in two. */
+async function feed(terminal: XtermTerminal, text: string): Promise<void> {
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(at + SCREEN_FEED_CHUNK_CHARS, text.length);
+    if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;
+    const chunk = text.slice(at, end);
+    await new Promise<void>((resolve) => terminal.write(chunk, resolve));
+    at = end;
+  }
+}
+
+/** The visible rows, top to bottom. translateToString(true) trims only cells never written; spaces a program wrote are trimmed too, as tmux does. */
+export function screenRows(terminal: XtermTerminal): string[] {
+  const buffer = terminal.buffer.active;
+  const rows: string[] = [];
+  for (let y = 0; y < terminal.rows; y++) rows.push((buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '').replace(/ +$/, ''));
+  return rows;
+}
+
+function read(terminal: XtermTerminal, title: string, incomplete: boolean): ScreenSnapshot {
+  const buffer = terminal.buffer.active;
+  return {
+    rows: screenRows(terminal),
+    size: { rows: terminal.rows, cols: terminal.cols },
+    cursor: { row: buffer.cursorY, col: buffer.cursorX, visible: !cursorHidden(terminal) },
+    alternateScreen: buffer.type === 'alternate',
+    title,
+    incomplete,
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Where in raw terminal output the screen starts over, so an emulator that fell behind the kept output can be
+ * restarted there. Sequences split across two scans are found by scanning with an overlap (see AltScreenState).
+ */
+
+/** Alternate screen on/off: xterm's 1049 (saves the cursor), 1047, and the original 47. */
+const ALT_SCREEN_TOGGLE = /\x1b\[\?(?:1049|1047|47)([hl])/g;
+/** Erase the whole screen (`ESC [ 2 J`) or a full reset (`ESC c`, RIS). */
+const SCREEN_CLEAR = /\x1b\[2J|\x1bc/g;
+
+/** The longest sequence above, less one: how far a scan must look back to catch one split by a chunk edge. */
+export const RESET_SEQUENCE_OVERLAP = '\x1b[?1049h'.length - 1;
+
+export interface AltToggle {
+  readonly index: number;
+  readonly enter: boolean;
+}
+
+function lastMatch(pattern: RegExp, text: string, before: number): RegExpExecArray | undefined {
+  pattern.lastIndex = 0;
+  let last: RegExpExecArray | undefined;
+  for (let m = pattern.exec(text); m !== null && m.index < before; m = pattern.exec(text)) last = m;
+  return last;
+}
+
+/** The newest switch to or from the alternate screen that starts before `before`. */
+export function lastAltToggle(text: string, before = text.length): AltToggle | undefined {
+  const m = lastMatch(ALT_SCREEN_TOGGLE, text, before);
+  return m === undefined ? undefined : { index: m.index, enter: m[1] === 'h' };
+}
+
+/** The newest whole-screen clear or full reset. */
+export function lastClear(text: string): number | undefined {
+  return lastMatch(SCREEN_CLEAR, text, text.length)?.index;
+}
+
+export interface RestartPoint {
+  /** What redraws the screen there: a switch to the alternate screen, a clear, a switch back, or nothing found. */
+  readonly kind: 'alternate' | 'clear' | 'left-alternate' | 'none';
+  /** Index in the kept text to feed from. */
+  readonly index: number;
+  /** Put the fresh emulator on the alternate screen first (the program was there, and no switch is in the text). */
+  readonly enterAlternate: boolean;
+  /** No point found that makes the screen whole: what came before the kept text may still show. */
+  readonly incomplete: boolean;
+}
+
+/**
+ * Where to restart a fresh emulator in `text`, the kept output after some was lost. `alternateBefore` is whether the
+ * program was on the alternate screen where `text` starts (as far as is known).
+ */
+export function restartPoint(text: string, alternateBefore: boolean): RestartPoint {
+  const toggle = lastAltToggle(text);
+  const clear = lastClear(text);
+  // On the alternate screen since a switch in the text: everything it shows was drawn after it.
+  if (toggle?.enter) return { kind: 'alternate', index: toggle.index, enterAlternate: false, incomplete: false };
+  if (toggle !== undefined) {
+    // Back on the normal screen: whole only if it was cleared since; otherwise its saved content is lost.
+    return clear !== undefined && clear > toggle.index
+      ? { kind: 'clear', index: clear, enterAlternate: false, incomplete: false }
+      : { kind: 'left-alternate', index: toggle.index, enterAlternate: false, incomplete: true };
+  }
+  if (clear !== undefined) return { kind: 'clear', index: clear, enterAlternate: alternateBefore, incomplete: false };
+  return { kind: 'none', index: 0, enterAlternate: alternateBefore, incomplete: true };
+}

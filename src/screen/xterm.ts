@@ -1,0 +1,51 @@
+import * as xtermModule from '@xterm/headless';
+
+export type XtermTerminal = xtermModule.Terminal;
+type TerminalClass = typeof xtermModule.Terminal;
+
+// @xterm/headless is one CommonJS bundle that sets __esModule. Node's ESM loader (the shipped build) sees only its
+// default export, module.exports; CommonJS (ts-jest) and Bun see the named export too. Take whichever is there.
+const loaded = xtermModule as unknown as { Terminal?: TerminalClass; default?: { Terminal?: TerminalClass } };
+const TerminalCtor = loaded.Terminal ?? loaded.default?.Terminal;
+if (TerminalCtor === undefined) throw new Error('@xterm/headless: no Terminal export found');
+
+export interface TerminalSize {
+  readonly rows: number;
+  readonly cols: number;
+}
+
+/**
+ * A screen-only emulator: no scrollback (the line log is the history), a bare line feed starts a new line (our PTYs
+ * turn onlcr off, so programs' `\n` reaches us without the `\r` a terminal would get), and the buffer API on.
+ */
+export function createTerminal(size: TerminalSize): XtermTerminal {
+  // logLevel off: xterm.js logs sequences it does not know to the console, which is the host's.
+  return new TerminalCtor!({ rows: size.rows, cols: size.cols, scrollback: 0, convertEol: true, allowProposedApi: true, logLevel: 'off' });
+}
+
+/** DECTCEM (`ESC [ ? 25 l` hides the cursor) has no public getter; this reads xterm.js's own flag when it is there. */
+export function cursorHidden(terminal: XtermTerminal): boolean {
+  const core = (terminal as unknown as { _core?: { coreService?: { isCursorHidden?: unknown } } })._core;
+  return core?.coreService?.isCursorHidden === true;
+}
+
+/**
+ * Whether the terminal is as skipPoint's cursor model assumes: the normal screen, auto-wrap on, no insert or reverse
+ * wrap mode, the whole screen as the scroll region, and its parser between sequences (a chunk edge can fall inside
+ * one). The last two only xterm.js's internals tell; without them, no.
+ */
+export function plainDefaults(terminal: XtermTerminal): boolean {
+  const { modes } = terminal;
+  if (terminal.buffer.active.type !== 'normal' || !modes.wraparoundMode || modes.insertMode || modes.reverseWraparoundMode) return false;
+  const core = (terminal as unknown as { _core?: XtermInternals })._core;
+  const region = core?.buffer;
+  return region?.scrollTop === 0 && region.scrollBottom === terminal.rows - 1 && core?._inputHandler?._parser?.currentState === PARSER_GROUND;
+}
+
+interface XtermInternals {
+  readonly buffer?: { readonly scrollTop?: unknown; readonly scrollBottom?: unknown };
+  readonly _inputHandler?: { readonly _parser?: { readonly currentState?: unknown } };
+}
+
+/** xterm.js's parser state between sequences (ParserState.GROUND). */
+const PARSER_GROUND = 0;

@@ -1,0 +1,51 @@
+import { waitFor } from '../../src/testkit/waits.js';
+import { HOSTS, Session, useHost } from './fixtures/suite.js';
+
+jest.setTimeout(60_000);
+
+// Switches to the alternate screen, titles the window, draws one line, then echoes what it reads (the PTY does not).
+const FULL_SCREEN = String.raw`printf '\033[?1049h\033[H\033]2;the title\007full screen\r\n'; exec cat`;
+
+// Issue 13's fields reach the model through both adapters, and every answer parses with its strict protocol schema.
+describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
+  const ctx = useHost(factory);
+
+  it('reads the screen, types keys by name and resizes; the answers carry exactly the declared fields', async () => {
+    const s = new Session(ctx.host, 'ses_screen');
+    const { id } = await s.spawn({ command: 'bash', args: ['-c', FULL_SCREEN], rows: 5, cols: 30 });
+    const drawn = await waitFor(async () => {
+      const read = await s.read(id, { screen: true });
+      return read.screen.rows[0] === 'full screen' && read;
+    }, 'the full-screen drawing');
+    expect(drawn.screen).toEqual({
+      rows: ['full screen', '', '', '', ''],
+      size: { rows: 5, cols: 30 },
+      cursor: { row: 1, col: 0, visible: true },
+      alternateScreen: true,
+      title: 'the title',
+      incomplete: false,
+    });
+
+    // On the alternate screen every kind of read brings the screen along, unless told not to.
+    const lines = await s.read(id);
+    expect(lines.screen).toEqual(drawn.screen);
+    expect(lines.screenNote).toMatch(/alternate screen/);
+    expect((await s.read(id, { raw: true })).screen?.alternateScreen).toBe(true);
+    expect((await s.read(id, { pattern: 'full' })).screen?.alternateScreen).toBe(true);
+    const plain = await s.read(id, { screen: false });
+    expect(plain.screen).toBeUndefined();
+    expect(plain.screenNote).toBeUndefined();
+
+    const asks = ctx.host.permissionLog.length;
+    const typed = await s.type(id, { input: [{ text: 'ab' }, { key: 'Enter' }] });
+    expect(typed).toEqual({ id, bytesWritten: 3, status: 'running' });
+    expect(ctx.host.permissionLog.length).toBe(asks + 1);
+    await waitFor(async () => (await s.read(id, { screen: true })).screen.rows[1] === 'ab', 'cat to echo the typed line');
+
+    const resized = await s.type(id, { resize: { rows: 7, cols: 33 } });
+    expect(resized).toEqual({ id, bytesWritten: 0, status: 'running', size: { rows: 7, cols: 33 } });
+    // A resize types nothing: no prompt.
+    expect(ctx.host.permissionLog.length).toBe(asks + 1);
+    expect((await s.read(id, { screen: true })).screen.size).toEqual({ rows: 7, cols: 33 });
+  });
+});

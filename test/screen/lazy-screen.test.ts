@@ -1,0 +1,212 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import { LazyScreen, screenRows } from '../../src/screen/lazy-screen.js';
+import { restartPoint } from '../../src/screen/reset-points.js';
+import { createTerminal } from '../../src/screen/xterm.js';
+
+const size = { rows: 6, cols: 20 };
+
+/** What a terminal fed every byte shows: the truth the lazy screen must match when it says it is complete. */
+async function reference(output: string, s = size): Promise<string[]> {
+  const terminal = createTerminal(s);
+  await new Promise<void>((resolve) => terminal.write(output, resolve));
+  const rows = screenRows(terminal);
+  terminal.dispose();
+  return rows;
+}
+
+function screenOf(output: string[], maxRawChars?: number) {
+  const buffer = new OutputBuffer(maxRawChars === undefined ? {} : { maxRawChars });
+  for (const chunk of output) buffer.append(chunk);
+  return { buffer, screen: new LazyScreen(buffer, size) };
+}
+
+describe('LazyScreen', () => {
+  it('makes no emulator until the screen is asked for, and knows the alternate screen without one', () => {
+    const { screen, buffer } = screenOf(['hello\n']);
+    expect(screen.alternateScreenActive()).toBe(false);
+    buffer.append('\x1b[?1049h');
+    expect(screen.alternateScreenActive()).toBe(true);
+    buffer.append('\x1b[?10');
+    buffer.append('49l');
+    expect(screen.alternateScreenActive()).toBe(false);
+    expect(screen.started).toBe(false);
+  });
+
+  it('shows rows with trailing blanks trimmed, wide characters, the cursor, its visibility and the title', async () => {
+    const { screen } = screenOf(['\x1b]2;my title\x07', 'one   \n', 'wide 中文 end\n', '\x1b[?25l', 'x']);
+    const snap = await screen.snapshot();
+    expect(snap.rows).toEqual(['one', 'wide 中文 end', 'x', '', '', '']);
+    expect(snap.cursor).toEqual({ row: 2, col: 1, visible: false });
+    expect(snap.title).toBe('my title');
+    expect(snap).toMatchObject({ alternateScreen: false, incomplete: false, size });
+    expect(screen.started).toBe(true);
+  });
+
+  it('catches up with what came after the last look, and follows the alternate screen in and out', async () => {
+    const { screen, buffer } = screenOf(['shell$ ']);
+    expect((await screen.snapshot()).rows[0]).toBe('shell$');
+    buffer.append('vim\n\x1b[?1049h\x1b[?1h\x1b[H\x1b[2Jfile line\n~\n~');
+    const inside = await screen.snapshot();
+    expect(inside.rows.slice(0, 3)).toEqual(['file line', '~', '~']);
+    expect(inside.alternateScreen).toBe(true);
+    expect(await screen.keyModes()).toEqual({ applicationCursorKeys: true });
+    buffer.append('\x1b[?1l\x1b[?1049l');
+    const after = await screen.snapshot();
+    expect(after.rows[0]).toBe('shell$ vim');
+    expect(after.alternateScreen).toBe(false);
+    expect(await screen.keyModes()).toEqual({ applicationCursorKeys: false });
+  });
+
+  it('restarts from the newest clear when the output it needed was dropped, and is then whole', async () => {
+    const flood = Array.from({ length: 2_000 }, (_, i) => `flood line ${i}\n`).join('');
+    const output = [flood, '\x1b[H\x1b[2Jtop of screen\n', 'second\n', flood.slice(0, 300)];
+    const { screen, buffer } = screenOf(output, 1_000);
+    expect(buffer.rawSince(0).from).toBeGreaterThan(0);
+    const snap = await screen.snapshot();
+    expect(snap.rows).toEqual(await reference(output.join('')));
+    expect(snap.incomplete).toBe(false);
+  });
+
+  it('says incomplete when output was dropped and nothing in what is kept redraws the screen', async () => {
+    const output = ['\x1b[H\x1b[2JHEADER\n', 'x'.repeat(5_000)];
+    const { screen } = screenOf(output, 1_000);
+    const snap = await screen.snapshot();
+    expect(snap.incomplete).toBe(true);
+    expect(snap.rows[0]).not.toBe('HEADER');
+  });
+
+  it('restarts on the alternate screen it is known to be on, and is whole again after a redraw', async () => {
+    const { screen, buffer } = screenOf(['\x1b[?1049h\x1b[H\x1b[2J'], 100);
+    expect(screen.alternateScreenActive()).toBe(true);
+    buffer.append('y'.repeat(300) + '\x1b[H\x1b[2Jzz');
+    const snap = await screen.snapshot();
+    expect(snap.alternateScreen).toBe(true);
+    expect(snap.incomplete).toBe(false);
+  });
+
+  it('follows a resize: the emulator takes the new shape after the output drawn at the old one', async () => {
+    const { screen, buffer } = screenOf(['abc\n']);
+    await screen.snapshot();
+    await screen.resize({ rows: 3, cols: 10 });
+    buffer.append('0123456789XYZ');
+    const snap = await screen.snapshot();
+    expect(snap.size).toEqual({ rows: 3, cols: 10 });
+    expect(snap.rows).toEqual(['abc', '0123456789', 'XYZ']);
+  });
+
+  it('catches up by itself once output has gone quiet', async () => {
+    const { screen, buffer } = screenOf(['a\n']);
+    await screen.snapshot();
+    buffer.append('b\n');
+    screen.noteOutput();
+    const fed = () => (screen as unknown as { fedTo: number }).fedTo;
+    expect(fed()).toBe(2);
+    // Not before the quiet time; then soon (a loaded machine may run the timer late).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(fed()).toBe(2);
+    for (let waited = 0; fed() !== 4 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fed()).toBe(4);
+    screen.dispose();
+  });
+
+  it('refuses reads after dispose', async () => {
+    const { screen } = screenOf(['a']);
+    await screen.snapshot();
+    screen.dispose();
+    await expect(screen.snapshot()).rejects.toThrow(/removed/);
+  });
+
+  it('property: whenever it says complete, it shows what a terminal fed every byte shows', async () => {
+    const piece = fc.oneof(
+      fc.constantFrom('\x1b[H\x1b[2J', '\x1b[?1049h\x1b[H\x1b[2J', '\x1b[?1049l', '\x1bc', '\r', '\n', '\x1b[3;4H'),
+      fc.string({ unit: fc.constantFrom('a', 'b', ' ', '中', 'é'), minLength: 1, maxLength: 50 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 20, max: 400 }), fc.integer({ min: 0, max: 40 }), async (pieces, maxRaw, lookAt) => {
+        const buffer = new OutputBuffer({ maxRawChars: maxRaw });
+        const screen = new LazyScreen(buffer, size);
+        // An earlier look (or none), so both fresh starts and catch-ups are covered.
+        for (const [i, p] of pieces.entries()) {
+          buffer.append(p);
+          if (i === lookAt) await screen.snapshot();
+          else if (i % 3 === 0) screen.alternateScreenActive();
+        }
+        const snap = await screen.snapshot();
+        const truth = await reference(pieces.join(''));
+        if (!snap.incomplete) expect(snap.rows).toEqual(truth);
+        if (buffer.rawSince(0).from === 0) expect(snap.incomplete).toBe(false);
+        screen.dispose();
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('restart points', () => {
+  it('prefer the newest switch to the alternate screen, a clear after leaving it, and flag nothing found', () => {
+    expect(restartPoint('aa\x1b[2Jbb\x1b[?1049hcc\x1b[2Jdd', false)).toMatchObject({ kind: 'alternate', index: 8, incomplete: false });
+    expect(restartPoint('\x1b[?1049hx\x1b[?1049lyy\x1b[2Jz', false)).toMatchObject({ kind: 'clear', incomplete: false });
+    expect(restartPoint('\x1b[?1049hx\x1b[?1049lyy', false)).toMatchObject({ kind: 'left-alternate', incomplete: true });
+    expect(restartPoint('abc\x1bcdef', true)).toEqual({ kind: 'clear', index: 3, enterAlternate: true, incomplete: false });
+    expect(restartPoint('plain text', false)).toEqual({ kind: 'none', index: 0, enterAlternate: false, incomplete: true });
+  });
+});
+
+describe('entering a long plain backlog late', () => {
+  it('a flood of lines read by screen is entered a screen height before its end, and shows what a full feed shows', async () => {
+    const buffer = new OutputBuffer();
+    const screen = new LazyScreen(buffer, size, 100);
+    buffer.append('\x1b[?1h\x1b]2;kept title\x07header\n');
+    await screen.snapshot();
+    const flood = Array.from({ length: 5_000 }, (_, i) => `\x1b[3${i % 8}mline ${i}\x1b[0m${i % 7 === 0 ? ' with a longer tail that wraps past twenty columns' : ''}\n`).join('');
+    buffer.append(flood + 'last\rL');
+    let fed = 0;
+    const terminal = (screen as unknown as { terminal: { write(data: string, cb: () => void): void } }).terminal;
+    const write = terminal.write.bind(terminal);
+    terminal.write = (data, cb) => {
+      fed += data.length;
+      write(data, cb);
+    };
+    const snap = await screen.snapshot();
+    expect(snap.rows).toEqual(await reference('\x1b[?1h\x1b]2;kept title\x07header\n' + flood + 'last\rL'));
+    expect(snap.title).toBe('kept title');
+    expect(await screen.keyModes()).toEqual({ applicationCursorKeys: true });
+    // Only about the last screens were parsed.
+    expect(fed).toBeLessThan(1_000);
+    expect(snap.incomplete).toBe(false);
+  });
+
+  it('property: a backlog of plain text, colors, wraps, CR and BS entered late shows what a full feed shows', async () => {
+    const plain = fc.oneof(
+      fc.constantFrom('\n', '\r', '\b', '\x1b[31m', '\x1b[0m', '\x07', 'x'.repeat(25)),
+      fc.string({ unit: fc.constantFrom('a', 'b', ' ', '-'), minLength: 1, maxLength: 30 }),
+    );
+    const other = fc.constantFrom('\x1b[2;5H', '\x1b[?1049h', '\x1b[?1049l', '\x1b[H\x1b[2J', '中', '\t', '\x1b[1;3r', '\x1b[4h', '\x1b[4l', '\x1b[r', '\x1b[3', '1m');
+    const piece = fc.oneof({ arbitrary: plain, weight: 8 }, { arbitrary: other, weight: 1 });
+    let skipped = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.array(plain, { maxLength: 30 }), fc.array(piece, { maxLength: 30 })), fc.array(plain, { minLength: 60, maxLength: 150 }), fc.array(piece, { maxLength: 10 }), fc.boolean(), async (before, lines, after, oneLongLine) => {
+        // Line feeds realign everything: a backlog without them tests the wrap model alone.
+        const backlog = [...(oneLongLine ? lines.map((p) => p.replaceAll('\n', '')) : lines), ...after];
+        const buffer = new OutputBuffer();
+        const screen = new LazyScreen(buffer, size, 1);
+        buffer.append(before.join(''));
+        await screen.snapshot();
+        buffer.append(backlog.join(''));
+        const snap = await screen.snapshot();
+        expect(snap.rows).toEqual(await reference(before.join('') + backlog.join('')));
+        const buffer2 = new OutputBuffer();
+        buffer2.append(before.join('') + backlog.join(''));
+        const cursor = (await new LazyScreen(buffer2, size).snapshot()).cursor;
+        expect(snap.cursor).toEqual(cursor);
+        skipped += (screen as unknown as { skips: number }).skips;
+        screen.dispose();
+      }),
+      { numRuns: 300 },
+    );
+    // The late entry was taken, often: this property is about it.
+    expect(skipped).toBeGreaterThan(100);
+  });
+});

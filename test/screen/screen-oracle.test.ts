@@ -1,0 +1,148 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ScreenRig, TmuxOracle } from '../support/screen-rig.js';
+
+jest.setTimeout(60_000);
+
+const ROWS = 12;
+const COLS = 60;
+
+let rig: ScreenRig;
+let oracle: TmuxOracle | undefined;
+beforeEach(() => {
+  rig = new ScreenRig();
+});
+afterEach(async () => {
+  oracle?.kill();
+  oracle = undefined;
+  await rig.close();
+});
+
+describe('the screen agrees with tmux row for row', () => {
+  it('vim: open, edit by named keys, :wq; the file is right on both sides', async () => {
+    const { ours, theirs } = rig.sides({ 'notes.txt': 'alpha\nbeta\ngamma\n' });
+    const id = await rig.spawn('vim', ['-u', 'NONE', '-N', 'notes.txt'], ROWS, COLS, ours);
+    oracle = new TmuxOracle(theirs, ROWS, COLS, ['vim', '-u', 'NONE', '-N', 'notes.txt']);
+    const opened = await rig.settled(id, (s) => s.rows[0] === 'alpha', 'vim open');
+    const tmuxOpened = await oracle.settled((r) => r[0] === 'alpha', 'vim open');
+    expect(opened.alternateScreen).toBe(true);
+    expect(opened.rows).toEqual(tmuxOpened);
+
+    await rig.call('pty_write', { id, input: [{ key: 'Down' }, { text: 'dd' }, { key: 'End' }, { key: 'Home' }, { text: 'i' }, { text: 'INSERTED ' }, { key: 'Esc' }] });
+    oracle.send(['Down', 'd', 'd', 'End', 'Home', 'i']);
+    oracle.send(['INSERTED '], true);
+    oracle.send(['Escape']);
+    // vim leaves insert mode once its escape timeout has passed: wait for the mode line to clear on both sides.
+    const normalMode = (rows: readonly string[]) => rows[1]?.includes('INSERTED') === true && !rows[ROWS - 1]?.includes('INSERT');
+    const edited = await rig.settled(id, (s) => normalMode(s.rows), 'vim edit');
+    const tmuxEdited = await oracle.settled(normalMode, 'vim edit');
+    expect(edited.rows).toEqual(tmuxEdited);
+    expect(edited.cursor).toMatchObject({ row: 1 });
+
+    await rig.call('pty_write', { id, input: [{ text: ':wq' }, { key: 'Enter' }] });
+    oracle.send([':wq', 'Enter']);
+    const file = (dir: string) => readFileSync(join(dir, 'notes.txt'), 'utf8');
+    await waitFor(() => file(ours).includes('INSERTED') && file(theirs).includes('INSERTED'), 'vim to write both files');
+    expect(file(ours)).toBe('alpha\nINSERTED gamma\n');
+    expect(file(ours)).toBe(file(theirs));
+  });
+
+  it('less: page down and search', async () => {
+    const text = Array.from({ length: 200 }, (_, i) => `line ${i + 1} of the file`).join('\n') + '\n';
+    const { ours, theirs } = rig.sides({ 'long.txt': text });
+    const id = await rig.spawn('less', ['long.txt'], ROWS, COLS, ours);
+    oracle = new TmuxOracle(theirs, ROWS, COLS, ['less', 'long.txt']);
+    const first = (rows: readonly string[]) => rows[0] === 'line 1 of the file';
+    expect((await rig.settled(id, (s) => first(s.rows), 'less open')).rows).toEqual(await oracle.settled(first, 'less open'));
+
+    await rig.call('pty_write', { id, input: [{ key: 'PageDown' }] });
+    oracle.send(['NPage']);
+    const paged = (rows: readonly string[]) => rows[0] === 'line 12 of the file';
+    const ourPage = await rig.settled(id, (s) => paged(s.rows), 'less page down');
+    expect(ourPage.rows).toEqual(await oracle.settled(paged, 'less page down'));
+    expect(ourPage.alternateScreen).toBe(true);
+
+    await rig.call('pty_write', { id, input: [{ text: '/line 150 ' }, { key: 'Enter' }] });
+    oracle.send(['/line 150 ', 'Enter']);
+    const found = (rows: readonly string[]) => rows[0] === 'line 150 of the file';
+    expect((await rig.settled(id, (s) => found(s.rows), 'less search')).rows).toEqual(await oracle.settled(found, 'less search'));
+    await rig.call('pty_write', { id, input: [{ text: 'q' }] });
+  });
+
+  it('top: the header rows and column titles', async () => {
+    const id = await rig.spawn('top', [], ROWS, COLS);
+    oracle = new TmuxOracle(rig.dir, ROWS, COLS, ['top']);
+    const drawn = (rows: readonly string[]) => rows.some((r) => /^\s*PID USER/.test(r));
+    // Only the shape: the numbers move between the two tops, and between two looks.
+    const shape = (rows: readonly string[]) => rows.slice(0, 7).map((r) => r.replace(/[^A-Za-z%()/:]+/g, ' ').trim());
+    const ours = await rig.settled(id, (s) => drawn(s.rows), 'top', 15_000, 0);
+    const theirs = await oracle.settled(drawn, 'top', 15_000, 0);
+    expect(shape(ours.rows)).toEqual(shape(theirs));
+    expect(ours.rows.findIndex((r) => /^\s*PID USER/.test(r))).toBe(theirs.findIndex((r) => /^\s*PID USER/.test(r)));
+    await rig.call('pty_write', { id, input: [{ text: 'q' }] });
+  });
+
+  it('a python curses program: boxes, positioned text and an arrow-key menu', async () => {
+    const program = [
+      'import curses',
+      'def main(w):',
+      '    curses.curs_set(0)',
+      '    items = ["apples", "pears", "plums"]',
+      '    sel = 0',
+      '    while True:',
+      '        w.erase()',
+      '        w.box()',
+      '        w.addstr(1, 2, "Pick one (arrows, q):")',
+      '        for i, item in enumerate(items):',
+      '            w.addstr(3 + i, 4, ("> " if i == sel else "  ") + item)',
+      '        w.addstr(9, 30, "bottom right-ish")',
+      '        w.refresh()',
+      '        k = w.getch()',
+      '        if k == curses.KEY_DOWN: sel = min(sel + 1, 2)',
+      '        elif k == curses.KEY_UP: sel = max(sel - 1, 0)',
+      '        elif k == ord("q"): return',
+      'curses.wrapper(main)',
+      '',
+    ].join('\n');
+    const { ours, theirs } = rig.sides({ 'menu.py': program });
+    const id = await rig.spawn('python3', ['menu.py'], ROWS, COLS, ours);
+    oracle = new TmuxOracle(theirs, ROWS, COLS, ['python3', 'menu.py']);
+    const shown = (rows: readonly string[]) => rows.some((r) => r.includes('> apples'));
+    const first = await rig.settled(id, (s) => shown(s.rows), 'curses menu');
+    expect(first.rows).toEqual(await oracle.settled(shown, 'curses menu'));
+    expect(first.cursor.visible).toBe(false);
+
+    await rig.call('pty_write', { id, input: [{ key: 'Down', times: 2 }, { key: 'Up' }] });
+    oracle.send(['Down', 'Down', 'Up']);
+    const moved = (rows: readonly string[]) => rows.some((r) => r.includes('> pears'));
+    expect((await rig.settled(id, (s) => moved(s.rows), 'curses menu moved')).rows).toEqual(await oracle.settled(moved, 'curses menu moved'));
+    await rig.call('pty_write', { id, input: [{ text: 'q' }] });
+  });
+
+  it('a shell prompt after clear', async () => {
+    const shell = ['bash', '--norc', '--noprofile', '-i'];
+    const id = await rig.spawn(shell[0]!, shell.slice(1), ROWS, COLS);
+    oracle = new TmuxOracle(rig.dir, ROWS, COLS, shell);
+    const prompt = (rows: readonly string[]) => rows.some((r) => /[$#]$/.test(r));
+    await rig.settled(id, (s) => prompt(s.rows), 'bash prompt');
+    await oracle.settled(prompt, 'bash prompt');
+    for (const line of ['seq 1 30', 'clear', 'echo after clear']) {
+      await rig.call('pty_write', { id, input: [{ text: line }, { key: 'Enter' }] });
+      oracle.send([line], true);
+      oracle.send(['Enter']);
+    }
+    const done = (rows: readonly string[]) => rows[1] === 'after clear' && /[$#]$/.test(rows[2] ?? '');
+    const ourScreen = await rig.settled(id, (s) => done(s.rows), 'cleared shell');
+    expect(ourScreen.rows).toEqual(await oracle.settled(done, 'cleared shell'));
+    expect(ourScreen.alternateScreen).toBe(false);
+  });
+});
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
