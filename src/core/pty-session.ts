@@ -101,14 +101,14 @@ export class PtySession {
 
   /** Changes the terminal's size while it runs: the program gets SIGWINCH, the emulator takes the new shape. */
   async resize(size: TerminalSize): Promise<void> {
-    if (!this.running || this.commandPid === null) {
+    if (!this.acceptsInput || this.terminalSid === null) {
       throw new PtyError('not_running', `${this.info.id} is ${this.status}; only a running terminal can be resized.`);
     }
     const before = this.size;
     // The emulator first: the output so far was drawn at the old size; the program's redraw comes after SIGWINCH.
     await this.screen.resize(size);
     try {
-      await resizeTerminal(this.commandPid, size.rows, size.cols);
+      await resizeTerminal(this.terminalSid, size.rows, size.cols);
     } catch (err) {
       await this.screen.resize(before);
       throw err;
