@@ -9,7 +9,13 @@ import type { Config } from 'jest';
 const tsJest = [
   'ts-jest',
   {
-    tsconfig: { module: 'commonjs', moduleResolution: 'node10', isolatedModules: true, esModuleInterop: true, allowJs: true },
+    tsconfig: {
+      module: 'commonjs',
+      moduleResolution: 'node10',
+      isolatedModules: true,
+      esModuleInterop: true,
+      allowJs: true,
+    },
     diagnostics: false,
   },
 ] as const;

@@ -40,7 +40,9 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string>
       if (!value) throw new Error('--only needs a suite name');
       for (const name of value.split(',')) only.add(name.trim());
     } else if (arg === '--help' || arg === '-h') {
-      process.stdout.write(`usage: npm run bench [-- --quick] [-- --only ${SUITES.map((s) => s.name).join('|')}[,…]]\n`);
+      process.stdout.write(
+        `usage: npm run bench [-- --quick] [-- --only ${SUITES.map((s) => s.name).join('|')}[,…]]\n`,
+      );
       process.exit(0);
     } else {
       throw new Error(`unknown argument ${arg}`);
@@ -57,7 +59,8 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string>
 async function main(): Promise<void> {
   const { quick, only } = parseArgs(process.argv.slice(2));
   const cfg: BenchConfig = { quick };
-  if (!hasGc()) log('warning: run with node --expose-gc (npm run bench does): memory numbers are less stable without forced GC');
+  if (!hasGc())
+    log('warning: run with node --expose-gc (npm run bench does): memory numbers are less stable without forced GC');
   const selected = SUITES.filter((s) => only === null || only.has(s.name) || s.aliases?.some((a) => only.has(a)));
   const rows: Row[] = [];
   const durations: Record<string, number> = {};

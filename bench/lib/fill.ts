@@ -15,10 +15,15 @@ export function fillScript(lines: number): string {
 export const FULL_BUFFER_LINES = Math.floor(MAX_BUFFER_CHARS / (FILL_LINE_CHARS + 1 + LINE_OVERHEAD_CHARS));
 
 /** A PTY whose buffer holds `lines` printed lines (more than fit: the oldest were dropped), ended. */
-export async function filledPty(harness: PluginHarness, owner: string, lines: number): Promise<{ id: string; retained: number }> {
+export async function filledPty(
+  harness: PluginHarness,
+  owner: string,
+  lines: number,
+): Promise<{ id: string; retained: number }> {
   const { id } = await harness.spawnShell(owner, fillScript(lines));
   const exit = await harness.waitExit(id);
-  if (exit.exitCode !== 0 || exit.outputLines !== lines) throw new Error(`fill failed: exit ${exit.exitCode}, ${exit.outputLines} lines`);
+  if (exit.exitCode !== 0 || exit.outputLines !== lines)
+    throw new Error(`fill failed: exit ${exit.exitCode}, ${exit.outputLines} lines`);
   const probe = await harness.read(owner, { id, limit: 1 });
   return { id, retained: probe.retainedLines };
 }

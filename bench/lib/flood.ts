@@ -39,7 +39,14 @@ export async function pluginFlood(
 ): Promise<FloodOutcome> {
   const t0 = performance.now();
   const problems: string[] = [];
-  const spawned = await Promise.all(plan.ptys.map(async ({ owner, shape, bytes }) => ({ owner, shape, bytes, id: (await harness.spawnShell(owner, shape.script(bytes))).id })));
+  const spawned = await Promise.all(
+    plan.ptys.map(async ({ owner, shape, bytes }) => ({
+      owner,
+      shape,
+      bytes,
+      id: (await harness.spawnShell(owner, shape.script(bytes))).id,
+    })),
+  );
   onStarted(spawned.map(({ owner, id }) => ({ owner, id })));
   const ids = await Promise.all(
     spawned.map(async ({ owner, shape, bytes, id }) => {

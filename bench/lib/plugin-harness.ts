@@ -32,7 +32,9 @@ export class PluginHarness {
 
   /** Warnings and errors the plugin logged. */
   get errors(): string[] {
-    return this.host.logs.filter((l) => l.level === 'error' || l.level === 'warn').map((l) => `${l.level}: ${l.message}`);
+    return this.host.logs
+      .filter((l) => l.level === 'error' || l.level === 'warn')
+      .map((l) => `${l.level}: ${l.message}`);
   }
 
   private onExit(env: ExitEnvelope): void {
@@ -50,7 +52,11 @@ export class PluginHarness {
   }
 
   /** A tool call timed from `execute` to the envelope string it returns (parsing it back is not timed). */
-  async timedCall<T>(tool: string, args: Record<string, unknown>, sessionID: string): Promise<{ value: T; ms: number }> {
+  async timedCall<T>(
+    tool: string,
+    args: Record<string, unknown>,
+    sessionID: string,
+  ): Promise<{ value: T; ms: number }> {
     const definition = this.host.hooks.tool[tool];
     if (definition === undefined) throw new Error(`no tool ${tool}`);
     const context = this.host.toolContext({ sessionID });
@@ -62,7 +68,11 @@ export class PluginHarness {
 
   /** `bash -c script` in a PTY, with an exit notification. */
   spawnShell(sessionID: string, script: string, extra: Record<string, unknown> = {}): Promise<SpawnResult> {
-    return this.call<SpawnResult>('pty_spawn', { command: 'bash', args: ['-c', script], description: 'bench', notifyOnExit: true, ...extra }, sessionID);
+    return this.call<SpawnResult>(
+      'pty_spawn',
+      { command: 'bash', args: ['-c', script], description: 'bench', notifyOnExit: true, ...extra },
+      sessionID,
+    );
   }
 
   /** A page of lines (no pattern, no raw). */

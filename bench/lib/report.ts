@@ -59,7 +59,16 @@ export function verdict(met: boolean | null): string {
 
 /** One row's cells, in the column order of both tables. */
 function cellsOf(r: Row): string[] {
-  return [r.suite, r.name, r.unit, `${r.a.label}: ${side(r.a)}`, r.b ? `${r.b.label}: ${side(r.b)}` : '', ratioText(r), r.target, verdict(r.met)];
+  return [
+    r.suite,
+    r.name,
+    r.unit,
+    `${r.a.label}: ${side(r.a)}`,
+    r.b ? `${r.b.label}: ${side(r.b)}` : '',
+    ratioText(r),
+    r.target,
+    verdict(r.met),
+  ];
 }
 
 /** A plain-text table: one row per measured pair. */
@@ -67,7 +76,11 @@ export function table(rows: readonly Row[]): string {
   const header = ['suite', 'case', 'unit', 'A', 'B', 'ratio', 'target', 'verdict'];
   const cells = rows.map(cellsOf);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
-  const line = (c: readonly string[]) => c.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ').trimEnd();
+  const line = (c: readonly string[]) =>
+    c
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join(' | ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...cells.map(line)].join('\n');
 }
 
@@ -76,9 +89,7 @@ export function markdown(rows: readonly Row[]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const out = ['| suite | case | unit | A | B | ratio | target | verdict |', '|---|---|---|---|---|---|---|---|'];
   for (const r of rows) {
-    out.push(
-      `| ${cellsOf(r).map(esc).join(' | ')} |`,
-    );
+    out.push(`| ${cellsOf(r).map(esc).join(' | ')} |`);
   }
   return out.join('\n');
 }

@@ -37,7 +37,9 @@ export async function buffer(cfg: BenchConfig): Promise<Row[]> {
           // Decoded beforehand for the append side, so it measures the buffer only.
           const decoder = new StringDecoder('utf8');
           const chunks: string[] = [];
-          if (side === 'append') for (let at = 0; at < data.length; at += chunkSize) chunks.push(decoder.write(data.subarray(at, at + chunkSize)));
+          if (side === 'append')
+            for (let at = 0; at < data.length; at += chunkSize)
+              chunks.push(decoder.write(data.subarray(at, at + chunkSize)));
           fullGc();
           const c0 = process.cpuUsage();
           if (side === 'append') {
@@ -45,7 +47,8 @@ export async function buffer(cfg: BenchConfig): Promise<Row[]> {
             for (const chunk of chunks) target.append(chunk);
           } else {
             let chars = 0;
-            for (let at = 0; at < data.length; at += chunkSize) chars += decoder.write(data.subarray(at, at + chunkSize)).length;
+            for (let at = 0; at < data.length; at += chunkSize)
+              chars += decoder.write(data.subarray(at, at + chunkSize)).length;
             if (chars !== data.length) throw new Error(`decoded ${chars} of ${data.length} chars`);
           }
           samples[side].push(cpuMs(process.cpuUsage(c0)) / (bytes / MiB));

@@ -54,7 +54,8 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
           const run = rawScript(sameTerminalCommand(script), side === 'raw' ? 'devnull' : 'count');
           const result = await run.done;
           const seconds = (performance.now() - t0) / 1000;
-          if (result.code !== 0 || (side === 'node' && result.bytes !== bytes)) problems.push(`${side}: exit ${result.code}, ${result.bytes} bytes`);
+          if (result.code !== 0 || (side === 'node' && result.bytes !== bytes))
+            problems.push(`${side}: exit ${result.code}, ${result.bytes} bytes`);
           samples[side].push({ seconds, cpuMs: cpuMs(process.cpuUsage(c0)) });
         }
       };
@@ -63,14 +64,21 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
       }
       const rate = (s: Sample) => bytes / MiB / s.seconds;
       const perMiB = (s: Sample) => s.cpuMs / (bytes / MiB);
-      const paired = (x: Sample[], y: Sample[], f: (s: Sample) => number) => summarize(x.map((s, i) => f(s) / f(y[i] as Sample)));
+      const paired = (x: Sample[], y: Sample[], f: (s: Sample) => number) =>
+        summarize(x.map((s, i) => f(s) / f(y[i] as Sample)));
       const vsRaw = paired(samples.plugin, samples.raw, rate);
       const vsNode = paired(samples.plugin, samples.node, rate);
       const cpuRatio = paired(samples.plugin, samples.node, perMiB);
       const note = problems.length > 0 ? `INVALID RUNS: ${problems.join('; ')}` : undefined;
       const name = `${shape.title}, ${mib(bytes)}`;
-      const rates = { plugin: summarize(samples.plugin.map(rate)), raw: summarize(samples.raw.map(rate)), node: summarize(samples.node.map(rate)) };
-      log(`  ingest ${name}: plugin ${rates.plugin.median.toFixed(1)} MiB/s, raw ${rates.raw.median.toFixed(1)}, node ${rates.node.median.toFixed(1)}`);
+      const rates = {
+        plugin: summarize(samples.plugin.map(rate)),
+        raw: summarize(samples.raw.map(rate)),
+        node: summarize(samples.node.map(rate)),
+      };
+      log(
+        `  ingest ${name}: plugin ${rates.plugin.median.toFixed(1)} MiB/s, raw ${rates.raw.median.toFixed(1)}, node ${rates.node.median.toFixed(1)}`,
+      );
       rows.push({
         suite: 'ingest',
         name,

@@ -50,7 +50,11 @@ export async function kill(cfg: BenchConfig): Promise<Row[]> {
   try {
     for (let rep = 0; rep < reps; rep++) {
       for (const kind of rotation(['ignoring', 'respecting'] as const, rep)) {
-        const { id, pid } = await harness.call<{ id: string; pid: number }>('pty_spawn', { command: 'bash', args: ['-c', kind === 'ignoring' ? IGNORING : RESPECTING], description: 'bench' }, OWNER);
+        const { id, pid } = await harness.call<{ id: string; pid: number }>(
+          'pty_spawn',
+          { command: 'bash', args: ['-c', kind === 'ignoring' ? IGNORING : RESPECTING], description: 'bench' },
+          OWNER,
+        );
         const tree = await treeOf(pid);
         const t0 = performance.now();
         let tGone: number | undefined;
@@ -72,7 +76,9 @@ export async function kill(cfg: BenchConfig): Promise<Row[]> {
   const a = summarize(gone.ignoring);
   const b = summarize(gone.respecting);
   const limit = TERMINATE_GRACE_MS + 100;
-  log(`  kill: TERM-ignoring tree gone after ${a.median.toFixed(0)} ms (pty_kill returned ${summarize(returned.ignoring).median.toFixed(0)} ms), TERM-respecting ${b.median.toFixed(0)} ms`);
+  log(
+    `  kill: TERM-ignoring tree gone after ${a.median.toFixed(0)} ms (pty_kill returned ${summarize(returned.ignoring).median.toFixed(0)} ms), TERM-respecting ${b.median.toFixed(0)} ms`,
+  );
   return [
     {
       suite: 'kill',

@@ -47,7 +47,10 @@ export async function lag(cfg: BenchConfig): Promise<Row[]> {
         whole.disable();
         steady.disable();
         if (flood.problems.length > 0) throw new Error(`lag flood: ${flood.problems.join('; ')}`);
-        for (const [phase, h] of [['whole', whole], ['steady', steady]] as const) {
+        for (const [phase, h] of [
+          ['whole', whole],
+          ['steady', steady],
+        ] as const) {
           samples[side][phase].p99.push(ms(h, 'p99'));
           samples[side][phase].max.push(ms(h, 'max'));
         }
@@ -63,7 +66,9 @@ export async function lag(cfg: BenchConfig): Promise<Row[]> {
   for (const phase of ['whole', 'steady'] as const) {
     const a = summarize(samples.plugin[phase].p99);
     const b = summarize(samples.raw[phase].p99);
-    log(`  lag ${phase}: p99 ${a.median.toFixed(1)} ms (max ${summarize(samples.plugin[phase].max).max.toFixed(0)}) flooding the plugin, ${b.median.toFixed(1)} ms with raw script`);
+    log(
+      `  lag ${phase}: p99 ${a.median.toFixed(1)} ms (max ${summarize(samples.plugin[phase].max).max.toFixed(0)}) flooding the plugin, ${b.median.toFixed(1)} ms with raw script`,
+    );
     const what = phase === 'whole' ? 'spawns included' : 'once all run';
     rows.push({
       suite: 'lag',

@@ -60,7 +60,8 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
         peakHeap = Math.max(peakHeap, m.heapUsed);
       }, SAMPLE_EVERY_MS);
       let screenReads: Promise<unknown> = Promise.resolve();
-      const readScreens = (ids: FloodOutcome['ids']) => Promise.all(ids.map(({ owner, id }) => harness.read(owner, { id, screen: true })));
+      const readScreens = (ids: FloodOutcome['ids']) =>
+        Promise.all(ids.map(({ owner, id }) => harness.read(owner, { id, screen: true })));
       let reader: NodeJS.Timeout | undefined;
       const flood = await pluginFlood(harness, plan, (ids) => {
         if (!screens) return;

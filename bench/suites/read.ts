@@ -28,7 +28,10 @@ export async function read(cfg: BenchConfig): Promise<Row[]> {
     const small = await filledPty(harness, OWNER, 1_000);
     const cases = [
       { name: 'full buffer, first page', args: { id: full.id, offset: 0, limit: PAGE } },
-      { name: 'full buffer, middle page', args: { id: full.id, offset: Math.floor(full.retained / 2) - PAGE / 2, limit: PAGE } },
+      {
+        name: 'full buffer, middle page',
+        args: { id: full.id, offset: Math.floor(full.retained / 2) - PAGE / 2, limit: PAGE },
+      },
       { name: 'full buffer, last page', args: { id: full.id, offset: full.retained - PAGE, limit: PAGE } },
       { name: 'full buffer, tail', args: { id: full.id, tail: true, limit: PAGE } },
       { name: '1,000-line buffer, first page', args: { id: small.id, offset: 0, limit: PAGE } },

@@ -79,7 +79,9 @@ export async function search(cfg: BenchConfig): Promise<Row[]> {
       const ratios = summarize(plugin.map((p, k) => p / grep[k]!));
       const a = summarize(plugin);
       const b = summarize(grep);
-      log(`  search ${name}: plugin ${a.median.toFixed(2)} ms, grep ${b.median.toFixed(2)} ms, ${[...counts].join(', ')}`);
+      log(
+        `  search ${name}: plugin ${a.median.toFixed(2)} ms, grep ${b.median.toFixed(2)} ms, ${[...counts].join(', ')}`,
+      );
       const countsAgree = new Set([...counts].map((c) => c.split(' ')[1])).size === 1;
       rows.push({
         suite: 'search',

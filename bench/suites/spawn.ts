@@ -25,7 +25,11 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
       for (const side of rotation(['plugin', 'raw'] as const, i + 2)) {
         if (side === 'plugin') {
           const t0 = performance.now();
-          const { id } = await harness.call<{ id: string }>('pty_spawn', { command: 'echo', args: ['ready'], description: 'bench' }, OWNER);
+          const { id } = await harness.call<{ id: string }>(
+            'pty_spawn',
+            { command: 'echo', args: ['ready'], description: 'bench' },
+            OWNER,
+          );
           const tReturned = performance.now() - t0;
           for (;;) {
             const r = await harness.read(OWNER, { id, limit: 1 });
@@ -60,7 +64,9 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
   const b = summarize(raw);
   const ratios = summarize(plugin.map((p, k) => p / raw[k]!));
   const limit = 1.2 * b.median + 5;
-  log(`  spawn: plugin first byte ${a.median.toFixed(2)} ms (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), raw ${b.median.toFixed(2)} ms`);
+  log(
+    `  spawn: plugin first byte ${a.median.toFixed(2)} ms (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), raw ${b.median.toFixed(2)} ms`,
+  );
   return [
     {
       suite: 'spawn',

@@ -128,13 +128,15 @@ export class LineCells {
     } else {
       const index = at - base;
       // Overwriting half of an earlier pair leaves its other half blank, like a clobbered wide character.
-      if (at < this.length && index > 0 && isLow(cells[index] ?? 0) && isHigh(cells[index - 1] ?? 0)) cells[index - 1] = SPACE;
+      if (at < this.length && index > 0 && isLow(cells[index] ?? 0) && isHigh(cells[index - 1] ?? 0))
+        cells[index - 1] = SPACE;
       cells[index] = first;
       if (second !== undefined) cells[index + 1] = second;
     }
     this.length = Math.max(this.length, end);
     const after = end - base;
-    if (end < this.length && after > 0 && isLow(cells[after] ?? 0) && !isHigh(cells[after - 1] ?? 0)) cells[after] = SPACE;
+    if (end < this.length && after > 0 && isLow(cells[after] ?? 0) && !isHigh(cells[after - 1] ?? 0))
+      cells[after] = SPACE;
     this.cursor = end;
   }
 
@@ -212,7 +214,8 @@ export class LineCells {
     if (this.cells === undefined) {
       // Drop whole runs below the new base; the first kept one may start below it.
       let drop = this.skip + (this.length - this.base) - kept;
-      while (this.parts.length > 0 && (this.parts[0] as string).length <= drop) drop -= (this.parts.shift() as string).length;
+      while (this.parts.length > 0 && (this.parts[0] as string).length <= drop)
+        drop -= (this.parts.shift() as string).length;
       this.skip = drop;
     } else if (kept > 0) {
       this.cells.copyWithin(0, base - this.base, this.length - this.base);

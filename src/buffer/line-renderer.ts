@@ -66,7 +66,8 @@ function nextMatch(pattern: RegExp, input: string, from: number): number {
 const isC0 = (unit: number): boolean => unit < SPACE;
 
 function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;
 }
 

@@ -25,7 +25,8 @@ export class OffsetRing {
   drop(count: number): void {
     this.head = (this.head + count) & this.mask;
     this.size -= count;
-    if (this.items.length > INITIAL_CAPACITY && this.size < this.items.length / 4) this.resize(Math.max(INITIAL_CAPACITY, nextPowerOfTwo(2 * this.size)));
+    if (this.items.length > INITIAL_CAPACITY && this.size < this.items.length / 4)
+      this.resize(Math.max(INITIAL_CAPACITY, nextPowerOfTwo(2 * this.size)));
   }
 
   /** The entry at `index` (0 is the oldest); `index` must be below `size`. */

@@ -1,4 +1,10 @@
-import { BUFFER_PIECE_CHARS, LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_RAW_CHARS } from '../limits.js';
+import {
+  BUFFER_PIECE_CHARS,
+  LINE_OVERHEAD_CHARS,
+  MAX_BUFFER_CHARS,
+  MAX_ESCAPE_SEQUENCE_CHARS,
+  MAX_RAW_CHARS,
+} from '../limits.js';
 import { LineRenderer } from './line-renderer.js';
 import { LineStore } from './line-store.js';
 import { RawTail } from './raw-tail.js';
@@ -35,7 +41,8 @@ export interface BufferStats {
 }
 
 function integerAtLeast(name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
   return value;
 }
 
@@ -62,7 +69,11 @@ export class OutputBuffer {
     // Room for one line of one character at least.
     this.maxChars = integerAtLeast('maxChars', options.maxChars ?? MAX_BUFFER_CHARS, 1 + this.lineExtra);
     this.raw = new RawTail(integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1));
-    this.store = new LineStore({ maxChars: this.maxChars, overhead, pieceChars: integerAtLeast('pieceChars', options.pieceChars ?? BUFFER_PIECE_CHARS, 1) });
+    this.store = new LineStore({
+      maxChars: this.maxChars,
+      overhead,
+      pieceChars: integerAtLeast('pieceChars', options.pieceChars ?? BUFFER_PIECE_CHARS, 1),
+    });
     // A longest line plus its newline and overhead always fits, so one line can never evict itself.
     this.renderer = new LineRenderer({
       maxLineChars: this.maxChars - this.lineExtra,
@@ -117,7 +128,8 @@ export class OutputBuffer {
     integerAtLeast('limit', limit, 0);
     const end = Math.min(this.retainedLines, offset + limit);
     const page: BufferLine[] = [];
-    for (let index = offset; index < end; index++) page.push({ lineNumber: this.firstLine + index, text: this.lineAt(index) });
+    for (let index = offset; index < end; index++)
+      page.push({ lineNumber: this.firstLine + index, text: this.lineAt(index) });
     return page;
   }
 

@@ -1,4 +1,21 @@
-import { concatWith, defer, EMPTY, from, ignoreElements, lastValueFrom, map, mergeAll, mergeMap, Observable, ReplaySubject, Subject, Subscription, takeUntil, tap, timeout } from 'rxjs';
+import {
+  concatWith,
+  defer,
+  EMPTY,
+  from,
+  ignoreElements,
+  lastValueFrom,
+  map,
+  mergeAll,
+  mergeMap,
+  Observable,
+  ReplaySubject,
+  Subject,
+  Subscription,
+  takeUntil,
+  tap,
+  timeout,
+} from 'rxjs';
 import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { checkCommandBounds } from '../engine/command-bounds.js';
@@ -62,13 +79,18 @@ export class LocalPty {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: LocalPtyOptions) {
-    this.registry = new Registry<PtySession>(options.limits, (id) => options.host.log.info('evicted ended PTY', { id }));
+    this.registry = new Registry<PtySession>(options.limits, (id) =>
+      options.host.log.info('evicted ended PTY', { id }),
+    );
     this.grep = options.grepPool ?? new GrepPool();
     const { host } = options;
     this.subscriptions.add(
       this.notifications$
         .pipe(
-          deliverBounded((n, signal) => host.notify(n, signal), { timeoutMs: NOTIFY_TIMEOUT_MS, concurrency: MAX_SESSIONS }),
+          deliverBounded((n, signal) => host.notify(n, signal), {
+            timeoutMs: NOTIFY_TIMEOUT_MS,
+            concurrency: MAX_SESSIONS,
+          }),
           takeUntil(this.close$),
         )
         .subscribe((outcome) => {
@@ -76,13 +98,19 @@ export class LocalPty {
           match(outcome)
             .with({ kind: 'delivered' }, () => undefined)
             .with({ kind: 'failed' }, ({ item, error }) =>
-              host.log.warn(`${notificationKind(item)} notification not delivered`, { owner: item.owner, label: item.label, error: String(error) }),
+              host.log.warn(`${notificationKind(item)} notification not delivered`, {
+                owner: item.owner,
+                label: item.label,
+                error: String(error),
+              }),
             )
             .exhaustive();
         }),
     );
     // At most one live inner per PTY, and the registry holds at most MAX_SESSIONS PTYs.
-    this.subscriptions.add(this.watches$.pipe(mergeAll(MAX_SESSIONS), takeUntil(this.close$)).subscribe((n) => this.enqueue(n)));
+    this.subscriptions.add(
+      this.watches$.pipe(mergeAll(MAX_SESSIONS), takeUntil(this.close$)).subscribe((n) => this.enqueue(n)),
+    );
     this.subscriptions.add(
       host.sessionDeleted$.pipe(takeUntil(this.close$)).subscribe({
         next: (owner) => void this.deleteOwner(owner),
@@ -123,7 +151,12 @@ export class LocalPty {
             permission: 'bash',
             patterns: [commandLine],
             title: `Start PTY: ${commandLine}`,
-            metadata: { command: commandLine, workdir: workdir.realPath, description: input.description, tool: 'pty_spawn' },
+            metadata: {
+              command: commandLine,
+              workdir: workdir.realPath,
+              description: input.description,
+              tool: 'pty_spawn',
+            },
           }),
           stop,
         );
@@ -146,7 +179,13 @@ export class LocalPty {
             timeoutSeconds: input.timeoutSeconds ?? null,
             notifyOnExit: input.notifyOnExit ?? false,
           },
-          { command: input.command, args, workdir: workdir.realPath, rows: input.rows ?? DEFAULT_ROWS, cols: input.cols ?? DEFAULT_COLS },
+          {
+            command: input.command,
+            args,
+            workdir: workdir.realPath,
+            rows: input.rows ?? DEFAULT_ROWS,
+            cols: input.cols ?? DEFAULT_COLS,
+          },
           {
             reaper: this.reaper,
             close$: this.close$,
@@ -157,7 +196,8 @@ export class LocalPty {
         );
         reservation.commit(session);
         // Both listen before the process starts: its first output is theirs too.
-        if (watch.length > 0) this.watches$.next(watchHits$(session, watch).pipe(map((hit) => matchNotification(session, hit))));
+        if (watch.length > 0)
+          this.watches$.next(watchHits$(session, watch).pipe(map((hit) => matchNotification(session, hit))));
         const pending = wait && startWait(session, wait, stop, { mark: { line: 1, partial: '' } });
         try {
           await session.start();
@@ -167,7 +207,8 @@ export class LocalPty {
           pending?.cancel();
           // A process that did start is ended; one that never started leaves nothing to read.
           await session.stop('kill');
-          if (session.pid === null || this.closing || this.deletedOwners.has(owner)) this.registry.remove(session.info.id);
+          if (session.pid === null || this.closing || this.deletedOwners.has(owner))
+            this.registry.remove(session.info.id);
           throw err;
         }
         if (pending) {
@@ -209,7 +250,14 @@ export class LocalPty {
           permission: 'bash',
           patterns: [visible],
           title: `Type into ${input.id} (${session.info.command}): ${keys === undefined ? visible : `${keys} (bytes: ${visible})`}`,
-          metadata: { id: input.id, command: shellCommandLine(session.info.command, session.info.args), bytes: visible, byteCount: bytes.length, ...(keys === undefined ? {} : { keys }), tool: 'pty_write' },
+          metadata: {
+            id: input.id,
+            command: shellCommandLine(session.info.command, session.info.args),
+            bytes: visible,
+            byteCount: bytes.length,
+            ...(keys === undefined ? {} : { keys }),
+            tool: 'pty_write',
+          },
         }),
         stop,
       );
@@ -303,10 +351,19 @@ export class LocalPty {
   private endAll$(sessions: readonly PtySession[], reason: StopReason): Observable<never> {
     const { log } = this.options.host;
     return from(sessions).pipe(
-      mergeMap((s) => from(s.stop(reason)).pipe(tap(({ survivors }) => {
-        if (survivors.count === 0 || reason === 'close') this.registry.remove(s.info.id);
-        if (survivors.count > 0) log.warn('members of a PTY\'s terminal session survived its sweep', { id: s.info.id, reason, survivors: membersView(survivors) });
-      }))),
+      mergeMap((s) =>
+        from(s.stop(reason)).pipe(
+          tap(({ survivors }) => {
+            if (survivors.count === 0 || reason === 'close') this.registry.remove(s.info.id);
+            if (survivors.count > 0)
+              log.warn("members of a PTY's terminal session survived its sweep", {
+                id: s.info.id,
+                reason,
+                survivors: membersView(survivors),
+              });
+          }),
+        ),
+      ),
       ignoreElements(),
     );
   }
@@ -318,7 +375,12 @@ export class LocalPty {
   }
 
   get stats() {
-    return { ptys: this.registry.total(), inflight: this.inflight.size, terminating: this.reaper.size, pendingNotifications: this.pendingNotifications };
+    return {
+      ptys: this.registry.total(),
+      inflight: this.inflight.size,
+      terminating: this.reaper.size,
+      pendingNotifications: this.pendingNotifications,
+    };
   }
 
   private async closeOnce(): Promise<void> {
@@ -358,7 +420,10 @@ export class LocalPty {
   private enqueue(notification: PtyNotification): void {
     if (this.closing || this.deletedOwners.has(notification.owner)) return;
     if (this.pendingNotifications >= MAX_PENDING_NOTIFICATIONS) {
-      this.options.host.log.warn(`${notificationKind(notification)} notification dropped: too many pending`, { id: notification.envelope.id, limit: MAX_PENDING_NOTIFICATIONS });
+      this.options.host.log.warn(`${notificationKind(notification)} notification dropped: too many pending`, {
+        id: notification.envelope.id,
+        limit: MAX_PENDING_NOTIFICATIONS,
+      });
       return;
     }
     this.pendingNotifications++;
@@ -367,13 +432,17 @@ export class LocalPty {
 
   private gate(owner: string): void {
     if (this.closing) throw new PtyError('closing', 'local-pty is closing; no PTY operations are accepted.');
-    if (this.deletedOwners.has(owner)) throw new PtyError('owner_deleted', 'this session was deleted; its PTYs are gone.');
+    if (this.deletedOwners.has(owner))
+      throw new PtyError('owner_deleted', 'this session was deleted; its PTYs are gone.');
   }
 
   private runningSession(owner: string, id: string): PtySession {
     const session = this.registry.get(owner, id);
     if (!session.acceptsInput) {
-      throw new PtyError('not_running', `${id} has ${session.status}${session.exitCode === null ? '' : ` with exit code ${session.exitCode}`}; it takes no input. pty_read still shows its output.`);
+      throw new PtyError(
+        'not_running',
+        `${id} has ${session.status}${session.exitCode === null ? '' : ` with exit code ${session.exitCode}`}; it takes no input. pty_read still shows its output.`,
+      );
     }
     return session;
   }
@@ -389,4 +458,3 @@ const notificationKind = (n: PtyNotification): string =>
 function anySignal(ours: AbortSignal, theirs: AbortSignal | undefined): AbortSignal {
   return theirs === undefined ? ours : AbortSignal.any([ours, theirs]);
 }
-

@@ -1,4 +1,19 @@
-import { filter, finalize, firstValueFrom, map, merge, NEVER, Observable, ReplaySubject, SchedulerLike, Subject, switchMap, takeUntil, tap, timer } from 'rxjs';
+import {
+  filter,
+  finalize,
+  firstValueFrom,
+  map,
+  merge,
+  NEVER,
+  Observable,
+  ReplaySubject,
+  SchedulerLike,
+  Subject,
+  switchMap,
+  takeUntil,
+  tap,
+  timer,
+} from 'rxjs';
 import { match } from 'ts-pattern';
 import { OutputBuffer } from '../buffer/output-buffer.js';
 import { PtyError } from '../errors.js';
@@ -6,7 +21,15 @@ import type { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { intoBuffer } from '../operators/into-buffer.js';
-import { NO_MEMBERS, ptyProcess$, type MemberList, type PtyEvent, type PtyHandle, type PtySpec, type TerminationReport } from '../streams/pty-process.js';
+import {
+  NO_MEMBERS,
+  ptyProcess$,
+  type MemberList,
+  type PtyEvent,
+  type PtyHandle,
+  type PtySpec,
+  type TerminationReport,
+} from '../streams/pty-process.js';
 import type { PtyActivity } from '../operators/wait-for.js';
 import { resizeTerminal } from '../engine/resize-terminal.js';
 import { LazyScreen } from '../screen/lazy-screen.js';
@@ -308,7 +331,9 @@ export class PtySession {
       .with('close', () => 'closing' as const)
       .with(undefined, 'kill', 'timeout', () => 'spawn_failed' as const)
       .exhaustive();
-    this.startWaiters?.reject(new PtyError(code, `${this.info.id} ended before it started (${this.stopReason ?? 'start failed'}).`));
+    this.startWaiters?.reject(
+      new PtyError(code, `${this.info.id} ended before it started (${this.stopReason ?? 'start failed'}).`),
+    );
     this.resolveEnded();
     this.activity.complete();
   }

@@ -9,10 +9,15 @@ import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';
 export const readsAfter = (input: ReadInput): boolean => input.cursor !== undefined || input.wait !== undefined;
 
 function checkCombination(input: ReadInput): void {
-  const clashing = (['offset', 'tail', 'pattern', 'ignoreCase', 'raw'] as const).filter((key) => input[key] !== undefined);
+  const clashing = (['offset', 'tail', 'pattern', 'ignoreCase', 'raw'] as const).filter(
+    (key) => input[key] !== undefined,
+  );
   if (clashing.length > 0) {
     const given = input.cursor !== undefined ? 'cursor' : 'wait';
-    throw new PtyError('invalid_input', `pty_read: ${given} reads the lines as they arrive; it cannot be combined with ${clashing.join(', ')}. Nothing was read.`);
+    throw new PtyError(
+      'invalid_input',
+      `pty_read: ${given} reads the lines as they arrive; it cannot be combined with ${clashing.join(', ')}. Nothing was read.`,
+    );
   }
 }
 
@@ -39,6 +44,9 @@ export async function readAfter(
   if (wait === undefined) {
     return { ...base(), status: session.status, exitCode: session.exitCode, ...linesAfter(buffer, from ?? 1, limit) };
   }
-  const waited = await run((ours) => startWait(session, wait, signal === undefined ? ours : AbortSignal.any([ours, signal]), { maxLines: limit }).done);
+  const waited = await run(
+    (ours) =>
+      startWait(session, wait, signal === undefined ? ours : AbortSignal.any([ours, signal]), { maxLines: limit }).done,
+  );
   return { ...base(), ...waited, ...(from === undefined ? {} : linesAfter(buffer, from, limit)) };
 }

@@ -19,7 +19,11 @@ export function cursorAfterPage(completedLines: number, lastLine: number | undef
 }
 
 export function cursorLine(cursor: string): number {
-  if (!CURSOR_PATTERN.test(cursor)) throw new PtyError('invalid_input', `cursor: "${cursor}" is not a cursor; pass the cursor of an earlier pty_read, pty_write or pty_spawn result (like "L42").`);
+  if (!CURSOR_PATTERN.test(cursor))
+    throw new PtyError(
+      'invalid_input',
+      `cursor: "${cursor}" is not a cursor; pass the cursor of an earlier pty_read, pty_write or pty_spawn result (like "L42").`,
+    );
   return Number(cursor.slice(1));
 }
 
@@ -42,7 +46,10 @@ export interface CursorSource {
  */
 export function linesAfter(buffer: CursorSource, from: number, limit: number) {
   if (from > buffer.completedLines + 1) {
-    throw new PtyError('invalid_input', `cursor: L${from} is past the end of this PTY's output (the next line is ${buffer.completedLines + 1}); it belongs to another PTY or was made up. Nothing was read.`);
+    throw new PtyError(
+      'invalid_input',
+      `cursor: L${from} is past the end of this PTY's output (the next line is ${buffer.completedLines + 1}); it belongs to another PTY or was made up. Nothing was read.`,
+    );
   }
   const missedLines = Math.max(0, buffer.firstLine - from);
   const lines = buffer.linesFrom(from, limit);
@@ -54,6 +61,11 @@ export function linesAfter(buffer: CursorSource, from: number, limit: number) {
     lines: resultLines(lines, buffer.completedLines),
     hasMore,
     cursor: formatCursor(Math.max(next, from - 1)),
-    ...(missedLines > 0 ? { missedLines, note: `${missedLines} lines after the cursor were dropped from the buffer (it keeps the newest output) before they were read.` } : {}),
+    ...(missedLines > 0
+      ? {
+          missedLines,
+          note: `${missedLines} lines after the cursor were dropped from the buffer (it keeps the newest output) before they were read.`,
+        }
+      : {}),
   };
 }

@@ -12,13 +12,19 @@ export type Search = (request: Omit<GrepRequest, 'signal'>) => Promise<GrepMatch
 
 function checkCombination(input: ReadInput): void {
   if (input.pattern !== undefined && (input.tail || input.raw)) {
-    throw new PtyError('invalid_input', 'pty_read: pattern searches all retained lines; it cannot be combined with tail or raw (offset skips matches).');
+    throw new PtyError(
+      'invalid_input',
+      'pty_read: pattern searches all retained lines; it cannot be combined with tail or raw (offset skips matches).',
+    );
   }
   if (input.pattern === undefined && input.ignoreCase !== undefined) {
     throw new PtyError('invalid_input', 'pty_read: ignoreCase only applies with pattern.');
   }
   if (input.tail && input.offset !== undefined) {
-    throw new PtyError('invalid_input', 'pty_read: give either offset (page from the start) or tail (the newest lines), not both.');
+    throw new PtyError(
+      'invalid_input',
+      'pty_read: give either offset (page from the start) or tail (the newest lines), not both.',
+    );
   }
 }
 
@@ -37,11 +43,21 @@ type Continuation = Pick<LinesRead, 'hasMore' | 'nextOffset' | 'note'>;
 function continuation(end: number, hasMore: boolean, what: keyof typeof REACH_THE_REST): Continuation {
   if (!hasMore) return { hasMore, nextOffset: null };
   if (end <= MAX_READ_OFFSET) return { hasMore, nextOffset: end };
-  return { hasMore, nextOffset: null, note: `more ${what} follow, but offset is at most ${MAX_READ_OFFSET}: ${REACH_THE_REST[what]}.` };
+  return {
+    hasMore,
+    nextOffset: null,
+    note: `more ${what} follow, but offset is at most ${MAX_READ_OFFSET}: ${REACH_THE_REST[what]}.`,
+  };
 }
 
 /** A window of `total` items: from `offset`, or the last `limit` when `tail`. */
-function window(total: number, offset: number | undefined, limit: number, tail: boolean | undefined, what: 'lines' | 'raw lines') {
+function window(
+  total: number,
+  offset: number | undefined,
+  limit: number,
+  tail: boolean | undefined,
+  what: 'lines' | 'raw lines',
+) {
   const start = tail ? Math.max(0, total - limit) : Math.min(offset ?? 0, total);
   const end = Math.min(start + limit, total);
   return { start, end, ...continuation(end, end < total, what) };
@@ -51,7 +67,11 @@ function window(total: number, offset: number | undefined, limit: number, tail: 
  * pty_read's answer: a page of rendered lines (O(page)), the newest lines (`tail`), matches of a pattern
  * (through the bounded grep workers, line numbers mapped back to absolute ones), or the raw terminal text.
  */
-export async function readOutput(session: PtySession, input: ReadInput, search: Search): Promise<LinesRead | RawRead | MatchesRead> {
+export async function readOutput(
+  session: PtySession,
+  input: ReadInput,
+  search: Search,
+): Promise<LinesRead | RawRead | MatchesRead> {
   checkCombination(input);
   const { buffer } = session;
   // Taken with the snapshot the read (or search) works on: output arriving during a search comes after the cursor.
@@ -76,7 +96,17 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
     const lines = viewLines(found.slice(skip).map((m) => ({ lineNumber: firstLine + m.lineNumber - 1, text: m.text })));
     // grep stopped at its limit: more matches may follow.
     const limitReached = found.length >= skip + limit;
-    const result: MatchesRead = { ...base, pattern: input.pattern, ignoreCase, offset: skip, matches: lines.length, limitReached, lines, ...continuation(skip + lines.length, limitReached, 'matches'), cursor };
+    const result: MatchesRead = {
+      ...base,
+      pattern: input.pattern,
+      ignoreCase,
+      offset: skip,
+      matches: lines.length,
+      limitReached,
+      lines,
+      ...continuation(skip + lines.length, limitReached, 'matches'),
+      cursor,
+    };
     return result;
   }
   if (input.raw) {
@@ -87,12 +117,29 @@ export async function readOutput(session: PtySession, input: ReadInput, search: 
     const text = lines.map((l) => l.text).join('\n');
     const cutLines = lines.filter((l) => l.cutFrom !== undefined).length;
     const { start, end, ...next } = w;
-    const result: RawRead = { ...base, raw: true, rawLines: rawLines.length, offset: start, returned: lines.length, text, cutLines, ...next, cursor };
+    const result: RawRead = {
+      ...base,
+      raw: true,
+      rawLines: rawLines.length,
+      offset: start,
+      returned: lines.length,
+      text,
+      cutLines,
+      ...next,
+      cursor,
+    };
     return result;
   }
   const { start, end, ...next } = window(buffer.retainedLines, input.offset, limit, input.tail, 'lines');
   const page = buffer.page(start, end - start);
   const lines = viewLines(page);
-  const result: LinesRead = { ...base, offset: start, returned: page.length, lines, ...next, cursor: cursorAfterPage(buffer.completedLines, lines.at(-1)?.line) };
+  const result: LinesRead = {
+    ...base,
+    offset: start,
+    returned: page.length,
+    lines,
+    ...next,
+    cursor: cursorAfterPage(buffer.completedLines, lines.at(-1)?.line),
+  };
   return result;
 }

@@ -27,9 +27,14 @@ export async function screenIfFullScreen(session: PtySession): Promise<ScreenVie
  */
 export async function readWithScreen(session: PtySession, input: ReadInput, search: Search): Promise<ReadResult> {
   if (input.screen === true) {
-    const other = (['offset', 'limit', 'tail', 'pattern', 'ignoreCase', 'raw'] as const).filter((k) => input[k] !== undefined);
+    const other = (['offset', 'limit', 'tail', 'pattern', 'ignoreCase', 'raw'] as const).filter(
+      (k) => input[k] !== undefined,
+    );
     if (other.length > 0) {
-      throw new PtyError('invalid_input', `pty_read: screen: true returns the whole visible screen; it takes no ${other.join(', ')}. Read lines in another call.`);
+      throw new PtyError(
+        'invalid_input',
+        `pty_read: screen: true returns the whole visible screen; it takes no ${other.join(', ')}. Read lines in another call.`,
+      );
     }
     const result: ScreenRead = {
       id: session.info.id,

@@ -19,7 +19,9 @@ export interface WaitSpec {
 export function compileWait(tool: string, input: WaitInput | undefined): WaitSpec | undefined {
   if (input === undefined) return undefined;
   return {
-    ...(input.pattern === undefined ? {} : { pattern: compileLinearPattern(`${tool}: wait.pattern`, input.pattern, input.ignoreCase ?? false) }),
+    ...(input.pattern === undefined
+      ? {}
+      : { pattern: compileLinearPattern(`${tool}: wait.pattern`, input.pattern, input.ignoreCase ?? false) }),
     ...(input.quietMs === undefined ? {} : { quietMs: input.quietMs }),
     timeoutMs: input.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
   };
@@ -59,16 +61,33 @@ export function startWait(
           ...(spec.pattern ? { scan: outputScanner(buffer, spec.pattern, mark) } : {}),
           ...(spec.quietMs === undefined ? {} : { quietMs: spec.quietMs }),
           timeoutMs: spec.timeoutMs,
-          abort$: signal === undefined ? NEVER : defer(() => (signal.aborted ? of(signal.reason) : fromEvent(signal, 'abort'))),
+          abort$:
+            signal === undefined
+              ? NEVER
+              : defer(() => (signal.aborted ? of(signal.reason) : fromEvent(signal, 'abort'))),
           ...(options.scheduler ? { scheduler: options.scheduler } : {}),
         }),
       )
       .subscribe({ next: resolve, error: reject });
-  }).then((outcome) => waitResult(session, mark, outcome, Math.round(performance.now() - startedAt), Math.min(options.maxLines ?? MAX_WAIT_OUTPUT_LINES, MAX_WAIT_OUTPUT_LINES)));
+  }).then((outcome) =>
+    waitResult(
+      session,
+      mark,
+      outcome,
+      Math.round(performance.now() - startedAt),
+      Math.min(options.maxLines ?? MAX_WAIT_OUTPUT_LINES, MAX_WAIT_OUTPUT_LINES),
+    ),
+  );
   return { done, cancel: () => subscription?.unsubscribe() };
 }
 
-function waitResult(session: PtySession, mark: OutputMark, outcome: WaitOutcome<OutputMatch>, waitedMs: number, maxLines: number): WaitReport {
+function waitResult(
+  session: PtySession,
+  mark: OutputMark,
+  outcome: WaitOutcome<OutputMatch>,
+  waitedMs: number,
+  maxLines: number,
+): WaitReport {
   const { buffer } = session;
   const arrived = buffer.totalLines - mark.line + 1;
   const from = Math.max(mark.line, buffer.totalLines - maxLines + 1, buffer.firstLine);
@@ -82,7 +101,9 @@ function waitResult(session: PtySession, mark: OutputMark, outcome: WaitOutcome<
     status: session.status,
     exitCode: session.exitCode,
     lines: resultLines(lines, buffer.completedLines),
-    ...(omittedLines > 0 ? { omittedLines, outputCursor: formatCursor(Math.max(mark.line, buffer.firstLine) - 1) } : {}),
+    ...(omittedLines > 0
+      ? { omittedLines, outputCursor: formatCursor(Math.max(mark.line, buffer.firstLine) - 1) }
+      : {}),
     ...(droppedLines > 0 ? { droppedLines } : {}),
     cursor: formatCursor(buffer.completedLines),
   };

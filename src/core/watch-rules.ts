@@ -17,7 +17,9 @@ export interface WatchHit {
 
 /** The rules as given, compiled once, before the PTY starts; a bad one refuses the spawn. */
 export function compileWatch(tool: string, input: WatchInput): LinearPattern[] {
-  return (input ?? []).map((rule, index) => compileLinearPattern(`${tool}: watch[${index}].pattern`, rule.pattern, rule.ignoreCase ?? false));
+  return (input ?? []).map((rule, index) =>
+    compileLinearPattern(`${tool}: watch[${index}].pattern`, rule.pattern, rule.ignoreCase ?? false),
+  );
 }
 
 /**
@@ -25,7 +27,11 @@ export function compileWatch(tool: string, input: WatchInput): LinearPattern[] {
  * exits; then coalesced to at most one per MATCH_NOTIFY_INTERVAL_MS (what is held when the PTY ends is dropped:
  * its exit notification follows). Completes when the PTY does.
  */
-export function watchHits$(session: PtySession, rules: readonly LinearPattern[], scheduler?: SchedulerLike): Observable<Coalesced<WatchHit>> {
+export function watchHits$(
+  session: PtySession,
+  rules: readonly LinearPattern[],
+  scheduler?: SchedulerLike,
+): Observable<Coalesced<WatchHit>> {
   const { buffer } = session;
   let next = buffer.completedLines + 1;
   return session.activity$.pipe(
@@ -66,6 +72,10 @@ export function matchNotification(session: PtySession, { first, more }: Coalesce
     moreMatches: more,
     status: session.status,
   };
-  return { owner: session.info.owner, label: `PTY output matched: ${description}`, text: JSON.stringify(envelope), envelope };
+  return {
+    owner: session.info.owner,
+    label: `PTY output matched: ${description}`,
+    text: JSON.stringify(envelope),
+    envelope,
+  };
 }
-

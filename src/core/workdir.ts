@@ -18,7 +18,10 @@ export async function resolveWorkdir(requested: string | undefined, projectDir: 
   try {
     real = await realpath(wanted);
   } catch (err) {
-    throw new PtyError('invalid_input', `workdir ${wanted} does not exist (${(err as NodeJS.ErrnoException).code}). Give an existing directory.`);
+    throw new PtyError(
+      'invalid_input',
+      `workdir ${wanted} does not exist (${(err as NodeJS.ErrnoException).code}). Give an existing directory.`,
+    );
   }
   if (!(await stat(real)).isDirectory()) {
     throw new PtyError('invalid_input', `workdir ${real} is not a directory.`);
@@ -36,6 +39,9 @@ export async function recheckWorkdir(approved: string): Promise<void> {
     now = '(gone)';
   }
   if (now !== approved) {
-    throw new PtyError('invalid_input', `workdir ${approved} changed while waiting for approval (now ${now}). Nothing was started.`);
+    throw new PtyError(
+      'invalid_input',
+      `workdir ${approved} changed while waiting for approval (now ${now}). Nothing was started.`,
+    );
   }
 }

@@ -45,7 +45,10 @@ export function bindDirectory(approvedRealPath: string): BoundDirectory {
     actual = readlinkSync(bound.cwdPath);
   } catch (err) {
     bound.close();
-    throw new PtyError('invalid_input', `workdir ${approvedRealPath} could not be verified (${String(err)}). Nothing was started.`);
+    throw new PtyError(
+      'invalid_input',
+      `workdir ${approvedRealPath} could not be verified (${String(err)}). Nothing was started.`,
+    );
   }
   if (actual !== approvedRealPath) {
     bound.close();

@@ -1,11 +1,5 @@
 import { PtyError } from '../errors.js';
-import {
-  MAX_ARG_BYTES,
-  MAX_ARGS,
-  MAX_COMMAND_BYTES,
-  MAX_PATH_BYTES,
-  MAX_TOTAL_ARG_BYTES,
-} from '../limits.js';
+import { MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_PATH_BYTES, MAX_TOTAL_ARG_BYTES } from '../limits.js';
 
 function checkText(what: string, value: string, maxBytes: number): number {
   if (value.includes('\0')) {
@@ -43,6 +37,7 @@ export function checkCommandBounds(command: string, args: readonly string[]): vo
 }
 
 export function checkPathBounds(what: string, path: string): void {
-  if (path.length === 0) throw new PtyError('invalid_input', `${what} is empty. Give an absolute or project-relative directory.`);
+  if (path.length === 0)
+    throw new PtyError('invalid_input', `${what} is empty. Give an absolute or project-relative directory.`);
   checkText(what, path, MAX_PATH_BYTES);
 }

@@ -25,7 +25,10 @@ export function ptsPathOf(ttyNr: number): string | undefined {
  */
 export function leaderTerminal(leaderPid: number): string {
   const stat = readStat(leaderPid);
-  const gone = new PtyError('not_running', 'the program that holds this terminal has ended; the terminal can no longer be resized.');
+  const gone = new PtyError(
+    'not_running',
+    'the program that holds this terminal has ended; the terminal can no longer be resized.',
+  );
   if (stat === undefined || stat.state === 'Z' || stat.sessionId !== leaderPid) throw gone;
   const path = ptsPathOf(stat.ttyNr);
   if (path === undefined) throw gone;
@@ -51,7 +54,10 @@ export function resizeTerminal(leaderPid: number, rows: number, cols: number): P
       ['-F', device, 'rows', String(rows), 'cols', String(cols)],
       { timeout: STTY_RESIZE_TIMEOUT_MS, env: { LC_ALL: 'C' } },
       (err, _stdout, stderr) => {
-        if (err) reject(new PtyError('write_failed', `resizing the terminal ${device} failed: ${stderr.trim() || err.message}`));
+        if (err)
+          reject(
+            new PtyError('write_failed', `resizing the terminal ${device} failed: ${stderr.trim() || err.message}`),
+          );
         else resolve();
       },
     );

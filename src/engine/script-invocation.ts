@@ -52,7 +52,12 @@ export function argvPayload(command: string, args: readonly string[]): Buffer {
  * status, no input echo) -c WRAPPER /dev/null (no typescript file). One pid all the way: each execs the next.
  * The chain's own argv is the same small size whatever the program's arguments are.
  */
-export function scriptInvocation(command: string, args: readonly string[], rows: number, cols: number): ScriptInvocation {
+export function scriptInvocation(
+  command: string,
+  args: readonly string[],
+  rows: number,
+  cols: number,
+): ScriptInvocation {
   return {
     file: BASH_PATH,
     args: [

@@ -37,7 +37,10 @@ export class StdinWriter {
   write(bytes: Buffer): Promise<number> {
     if (this.failed || this.stdin.destroyed || !this.stdin.writable) {
       return Promise.reject(
-        new PtyError('not_running', `the terminal no longer accepts input (${this.failed?.message ?? 'stdin closed'}).`),
+        new PtyError(
+          'not_running',
+          `the terminal no longer accepts input (${this.failed?.message ?? 'stdin closed'}).`,
+        ),
       );
     }
     if (this.pending + bytes.length > this.maxPendingBytes) {

@@ -34,7 +34,13 @@ export const MessageUpdatedEvent = z.object({
   properties: z
     .object({
       info: z
-        .object({ id: z.string().min(1), sessionID: z.string().min(1), role: z.string(), agent: z.string().min(1).optional(), model: TurnModel.loose().optional() })
+        .object({
+          id: z.string().min(1),
+          sessionID: z.string().min(1),
+          role: z.string(),
+          agent: z.string().min(1).optional(),
+          model: TurnModel.loose().optional(),
+        })
         .loose(),
     })
     .loose(),

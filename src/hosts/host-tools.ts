@@ -35,6 +35,10 @@ export function permissionMetadata(request: PermissionRequest): Record<string, u
  * The core's view of one tool call. `ask` resolves when the host allows the request and rejects otherwise;
  * `signal` is the host's cancellation of the call, when it gives one.
  */
-export function callContext(owner: string, signal: AbortSignal | undefined, ask: (request: PermissionRequest) => Promise<void>): CallContext {
+export function callContext(
+  owner: string,
+  signal: AbortSignal | undefined,
+  ask: (request: PermissionRequest) => Promise<void>,
+): CallContext {
   return { owner, ask, ...(signal ? { signal } : {}) };
 }

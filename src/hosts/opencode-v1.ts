@@ -16,7 +16,11 @@ interface V1Result<T> {
 }
 
 interface V1Message {
-  readonly info: { readonly role: string; readonly agent?: string; readonly model?: { providerID: string; modelID: string } };
+  readonly info: {
+    readonly role: string;
+    readonly agent?: string;
+    readonly model?: { providerID: string; modelID: string };
+  };
 }
 
 export interface V1Client {
@@ -31,10 +35,21 @@ export interface V1Client {
       };
       signal?: AbortSignal;
     }): Promise<V1Result<unknown>>;
-    messages(options: { path: { id: string }; query?: { limit?: number }; signal?: AbortSignal }): Promise<V1Result<V1Message[]>>;
+    messages(options: {
+      path: { id: string };
+      query?: { limit?: number };
+      signal?: AbortSignal;
+    }): Promise<V1Result<V1Message[]>>;
   };
   readonly app?: {
-    log(options: { body: { service: string; level: 'debug' | 'info' | 'error' | 'warn'; message: string; extra?: Record<string, unknown> } }): Promise<unknown>;
+    log(options: {
+      body: {
+        service: string;
+        level: 'debug' | 'info' | 'error' | 'warn';
+        message: string;
+        extra?: Record<string, unknown>;
+      };
+    }): Promise<unknown>;
   };
 }
 
@@ -49,7 +64,12 @@ export interface V1ToolContext {
   readonly messageID?: string;
   readonly agent?: string;
   readonly abort?: AbortSignal;
-  ask(request: { permission: string; patterns: string[]; always: string[]; metadata: Record<string, unknown> }): Promise<void>;
+  ask(request: {
+    permission: string;
+    patterns: string[];
+    always: string[];
+    metadata: Record<string, unknown>;
+  }): Promise<void>;
   metadata?(input: { title?: string; metadata?: Record<string, unknown> }): void;
 }
 
@@ -88,30 +108,52 @@ function resultOrThrow<T>(what: string, result: V1Result<T>): T | undefined {
  * turn's next step with those of its LAST user message, so a notification without them would switch the
  * user's agent and model, in a woken turn and in the middle of a running one alike (seen end to end).
  */
-async function notifyV1(client: V1Client, activity: SessionActivity, log: Logger, n: PtyNotification, signal: AbortSignal): Promise<void> {
-  const parts = [{ type: 'text' as const, text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } }];
+async function notifyV1(
+  client: V1Client,
+  activity: SessionActivity,
+  log: Logger,
+  n: PtyNotification,
+  signal: AbortSignal,
+): Promise<void> {
+  const parts = [
+    { type: 'text' as const, text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } },
+  ];
   const keep = activity.lastTurn(n.owner) ?? (await lastTurnOrUnknown(client, log, n, signal));
   if (keep && !activity.isBusy(n.owner)) {
-    resultOrThrow('waking the session', await client.session.promptAsync({ path: { id: n.owner }, body: { ...keep, parts }, signal }));
+    resultOrThrow(
+      'waking the session',
+      await client.session.promptAsync({ path: { id: n.owner }, body: { ...keep, parts }, signal }),
+    );
     return;
   }
-  resultOrThrow('queueing the notification', await client.session.promptAsync({ path: { id: n.owner }, body: { noReply: true, ...keep, parts }, signal }));
+  resultOrThrow(
+    'queueing the notification',
+    await client.session.promptAsync({ path: { id: n.owner }, body: { noReply: true, ...keep, parts }, signal }),
+  );
 }
 
 /**
  * The notification is never dropped for want of the agent and model: if the messages cannot be read, it is
  * delivered without them (queued, not waking the session) and what was missing is logged.
  */
-async function lastTurnOrUnknown(client: V1Client, log: Logger, n: PtyNotification, signal: AbortSignal): Promise<SessionTurn | undefined> {
+async function lastTurnOrUnknown(
+  client: V1Client,
+  log: Logger,
+  n: PtyNotification,
+  signal: AbortSignal,
+): Promise<SessionTurn | undefined> {
   try {
     return await lastTurnFromMessages(client, n.owner, signal);
   } catch (err) {
     signal.throwIfAborted();
-    log.warn('exit notification delivered without the agent and model of the last user message: reading the session failed', {
-      owner: n.owner,
-      label: n.label,
-      error: String(err),
-    });
+    log.warn(
+      'exit notification delivered without the agent and model of the last user message: reading the session failed',
+      {
+        owner: n.owner,
+        label: n.label,
+        error: String(err),
+      },
+    );
     return undefined;
   }
 }
@@ -121,16 +163,29 @@ async function lastTurnOrUnknown(client: V1Client, log: Logger, n: PtyNotificati
  * OpenCode writes one assistant message per step, so after a long turn the user message may be out of reach;
  * the events (SessionActivity) are the main source.
  */
-async function lastTurnFromMessages(client: V1Client, sessionID: string, signal: AbortSignal): Promise<SessionTurn | undefined> {
-  const messages = resultOrThrow('reading the session', await client.session.messages({ path: { id: sessionID }, query: { limit: WAKE_LOOKUP_MESSAGES }, signal })) ?? [];
+async function lastTurnFromMessages(
+  client: V1Client,
+  sessionID: string,
+  signal: AbortSignal,
+): Promise<SessionTurn | undefined> {
+  const messages =
+    resultOrThrow(
+      'reading the session',
+      await client.session.messages({ path: { id: sessionID }, query: { limit: WAKE_LOOKUP_MESSAGES }, signal }),
+    ) ?? [];
   const lastUser = [...messages].reverse().find((m) => m.info.role === 'user' && m.info.agent && m.info.model);
-  return lastUser?.info.agent && lastUser.info.model ? { agent: lastUser.info.agent, model: lastUser.info.model } : undefined;
+  return lastUser?.info.agent && lastUser.info.model
+    ? { agent: lastUser.info.agent, model: lastUser.info.model }
+    : undefined;
 }
 
 /** A tool call without a session to own it cannot be served: a clear error rather than a TypeError. */
 function checkedToolContext(ctx: V1ToolContext | undefined): V1ToolContext {
   if (typeof ctx?.sessionID !== 'string' || ctx.sessionID.length === 0 || typeof ctx.ask !== 'function') {
-    throw new PtyError('invalid_input', 'the host called this tool without a session id and a permission prompt (ctx.sessionID, ctx.ask); nothing was done.');
+    throw new PtyError(
+      'invalid_input',
+      'the host called this tool without a session id and a permission prompt (ctx.sessionID, ctx.ask); nothing was done.',
+    );
   }
   return ctx;
 }

@@ -142,7 +142,8 @@ const V2SessionDeletedEvent = z.object({
 /** The deleted session's id, for a deletion in V2's shape or in the v1 wire shapes; undefined for anything else. */
 export function v2DeletedSessionID(event: unknown): string | undefined {
   // The stream carries every event (text deltas included): reject the rest before any parsing.
-  if (typeof event !== 'object' || event === null || (event as { type?: unknown }).type !== 'session.deleted') return undefined;
+  if (typeof event !== 'object' || event === null || (event as { type?: unknown }).type !== 'session.deleted')
+    return undefined;
   const v2 = V2SessionDeletedEvent.safeParse(event);
   if (v2.success) return v2.data.data.sessionID;
   const v1 = SessionDeletedEvent.safeParse(event);
@@ -177,7 +178,13 @@ function sessionDeleted$(ctx: V2Context, log: Logger): Observable<string> {
 /** The exit notification as a synthetic message steered into the owner session's running turn. */
 async function notifyV2(ctx: V2Context, n: PtyNotification, signal: AbortSignal): Promise<void> {
   await ctx.session.synthetic(
-    { sessionID: n.owner, text: n.text, description: n.label, metadata: { label: n.label, localPty: n.envelope }, delivery: 'steer' },
+    {
+      sessionID: n.owner,
+      text: n.text,
+      description: n.label,
+      metadata: { label: n.label, localPty: n.envelope },
+      delivery: 'steer',
+    },
     { signal },
   );
 }

@@ -20,14 +20,20 @@ export interface SessionTurn {
 export class SessionActivity {
   private readonly busy = new BoundedSet<string>(MAX_TRACKED_BUSY_SESSIONS);
   /** Per session, its newest user message seen: its id (to tell newer from older) and its agent and model. */
-  private readonly turns = new BoundedMap<string, { readonly messageID: string; readonly turn: SessionTurn }>(MAX_TRACKED_SESSION_TURNS);
+  private readonly turns = new BoundedMap<string, { readonly messageID: string; readonly turn: SessionTurn }>(
+    MAX_TRACKED_SESSION_TURNS,
+  );
 
   /** Feeds one raw host event; returns the id of a deleted session, if this was a deletion. */
   observe(raw: unknown): string | undefined {
     // Hosts send every bus event here (streaming message parts included): skip the ones we ignore cheaply.
     const type = (raw as { type?: unknown } | null)?.type;
     if (typeof type !== 'string' || !OBSERVED_TYPES.has(type)) return undefined;
-    if (type === 'message.updated' && (raw as { properties?: { info?: { role?: unknown } } }).properties?.info?.role !== 'user') return undefined;
+    if (
+      type === 'message.updated' &&
+      (raw as { properties?: { info?: { role?: unknown } } }).properties?.info?.role !== 'user'
+    )
+      return undefined;
     const parsed = HostEvent.safeParse(raw);
     if (!parsed.success) return undefined;
     return match(parsed.data)
@@ -51,7 +57,10 @@ export class SessionActivity {
         // message ids sort in creation order.
         const known = this.turns.get(info.sessionID);
         if (info.agent && info.model && (known === undefined || info.id >= known.messageID)) {
-          this.turns.set(info.sessionID, { messageID: info.id, turn: { agent: info.agent, model: { providerID: info.model.providerID, modelID: info.model.modelID } } });
+          this.turns.set(info.sessionID, {
+            messageID: info.id,
+            turn: { agent: info.agent, model: { providerID: info.model.providerID, modelID: info.model.modelID } },
+          });
         }
         return undefined;
       })

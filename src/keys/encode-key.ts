@@ -30,7 +30,19 @@ function controlByte(char: string): string | undefined {
   if (char === '?' || char === '8') return '\x7f';
   const code = char.toLowerCase().charCodeAt(0);
   if (char.length === 1 && code >= 0x61 && code <= 0x7a) return String.fromCharCode(code - 0x60);
-  const punct: Record<string, string> = { '[': '\x1b', '3': '\x1b', '\\': '\x1c', '4': '\x1c', ']': '\x1d', '5': '\x1d', '^': '\x1e', '6': '\x1e', _: '\x1f', '/': '\x1f', '7': '\x1f' };
+  const punct: Record<string, string> = {
+    '[': '\x1b',
+    '3': '\x1b',
+    '\\': '\x1c',
+    '4': '\x1c',
+    ']': '\x1d',
+    '5': '\x1d',
+    '^': '\x1e',
+    '6': '\x1e',
+    _: '\x1f',
+    '/': '\x1f',
+    '7': '\x1f',
+  };
   return punct[char];
 }
 
@@ -45,7 +57,9 @@ function canonicalSpecial(name: string): string | undefined {
 export function keyNameHelp(): string {
   return [
     `keys: ${Object.keys(SPECIAL_KEYS).join(', ')}`,
-    `also spelled: ${Object.entries(KEY_ALIASES).map(([alias, key]) => `${alias} (${key})`).join(', ')}, BTab (S-Tab)`,
+    `also spelled: ${Object.entries(KEY_ALIASES)
+      .map(([alias, key]) => `${alias} (${key})`)
+      .join(', ')}, BTab (S-Tab)`,
     'modifiers as prefixes: C- (Ctrl), M- (Alt), S- (Shift), combined like C-M-x; C- goes with a letter, Space or one of @[\\]^_? ; M- with any single character or key; S- with a key (Tab and the cursor, editing and function keys)',
   ].join('; ');
 }
@@ -70,12 +84,14 @@ export function parseKey(name: string): ParsedKey {
     if (rest.length === 1) break;
   }
   const modifiers = { ctrl, alt, shift };
-  if (rest.toLowerCase() === BACK_TAB_ALIAS) return { modifiers: { ...modifiers, shift: true }, key: { special: 'Tab' } };
+  if (rest.toLowerCase() === BACK_TAB_ALIAS)
+    return { modifiers: { ...modifiers, shift: true }, key: { special: 'Tab' } };
   const special = canonicalSpecial(rest);
   if (special !== undefined) return { modifiers, key: { special } };
   if ([...rest].length !== 1) throw unknown(name, 'is not a key name');
   if (shift) throw unknown(name, 'combines S- with a character; type the shifted character itself (e.g. "A")');
-  if (ctrl && controlByte(rest) === undefined) throw unknown(name, `combines C- with "${rest}", which has no Ctrl code on a terminal`);
+  if (ctrl && controlByte(rest) === undefined)
+    throw unknown(name, `combines C- with "${rest}", which has no Ctrl code on a terminal`);
   return { modifiers, key: { char: rest } };
 }
 
@@ -99,7 +115,10 @@ function encodeSpecial(name: string, key: SpecialKey, modifiers: Modifiers, mode
       if (name === 'Space' && modifiers.ctrl && !modifiers.shift) return `${altPrefix}\x00`;
       if (modifiers.shift || modifiers.ctrl) {
         // A plain terminal sends these keys the same with or without Shift/Ctrl, so the modifier would be a pretence.
-        throw unknown(`${modifiers.ctrl ? 'C-' : ''}${modifiers.shift ? 'S-' : ''}${name}`, 'is sent as the key alone by a terminal; press it without the modifier');
+        throw unknown(
+          `${modifiers.ctrl ? 'C-' : ''}${modifiers.shift ? 'S-' : ''}${name}`,
+          'is sent as the key alone by a terminal; press it without the modifier',
+        );
       }
       return `${altPrefix}${bytes}`;
     })

@@ -19,17 +19,22 @@ function invalid(message: string): PtyError {
 /** Refuses a bad list before anything is asked or written: unknown keys, empty text, an item with both or neither. */
 export function checkInput(items: readonly InputItem[]): void {
   if (items.length === 0) throw invalid('input must hold at least one item ({ "text": "..." } or { "key": "Enter" }).');
-  if (items.length > MAX_INPUT_ITEMS) throw invalid(`input holds ${items.length} items; at most ${MAX_INPUT_ITEMS} (MAX_INPUT_ITEMS).`);
+  if (items.length > MAX_INPUT_ITEMS)
+    throw invalid(`input holds ${items.length} items; at most ${MAX_INPUT_ITEMS} (MAX_INPUT_ITEMS).`);
   items.forEach((item, index) => {
     const has = { text: 'text' in item, key: 'key' in item };
-    if (has.text === has.key) throw invalid(`input[${index}] must have exactly one of "text" or "key" (got ${has.text ? 'both' : 'neither'}); put each in its own item, in the order they are typed.`);
+    if (has.text === has.key)
+      throw invalid(
+        `input[${index}] must have exactly one of "text" or "key" (got ${has.text ? 'both' : 'neither'}); put each in its own item, in the order they are typed.`,
+      );
     if ('text' in item) {
       if (item.text.length === 0) throw invalid(`input[${index}].text is empty.`);
       return;
     }
     parseKey(item.key);
     const times = item.times ?? 1;
-    if (!Number.isSafeInteger(times) || times < 1 || times > MAX_KEY_REPEAT) throw invalid(`input[${index}].times must be a whole number from 1 to ${MAX_KEY_REPEAT}, got ${times}.`);
+    if (!Number.isSafeInteger(times) || times < 1 || times > MAX_KEY_REPEAT)
+      throw invalid(`input[${index}].times must be a whole number from 1 to ${MAX_KEY_REPEAT}, got ${times}.`);
   });
 }
 
@@ -55,7 +60,10 @@ export function encodeInput(items: readonly InputItem[], modes: KeyModes): Encod
       shown.push(`<${item.key}>${times > 1 ? `×${times}` : ''}`);
     }
     size += part.length;
-    if (size > MAX_WRITE_BYTES) throw invalid(`input encodes to more than ${MAX_WRITE_BYTES} bytes (MAX_WRITE_BYTES); split it into several pty_write calls.`);
+    if (size > MAX_WRITE_BYTES)
+      throw invalid(
+        `input encodes to more than ${MAX_WRITE_BYTES} bytes (MAX_WRITE_BYTES); split it into several pty_write calls.`,
+      );
     parts.push(part);
   }
   return { bytes: Buffer.concat(parts), shown: shown.join(' ') };

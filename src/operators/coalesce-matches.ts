@@ -16,7 +16,10 @@ export interface Coalesced<T> {
  * @example
  * matches$.pipe(coalesceMatches(2_000)) // a burst of 500 ERROR lines: one now, one carrying `more: 498` 2 s later
  */
-export function coalesceMatches<T>(intervalMs: number, scheduler: SchedulerLike = asyncScheduler): OperatorFunction<T, Coalesced<T>> {
+export function coalesceMatches<T>(
+  intervalMs: number,
+  scheduler: SchedulerLike = asyncScheduler,
+): OperatorFunction<T, Coalesced<T>> {
   return (source) =>
     new Observable<Coalesced<T>>((subscriber) => {
       let window: Subscription | undefined;

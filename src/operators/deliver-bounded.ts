@@ -1,4 +1,17 @@
-import { catchError, defaultIfEmpty, defer, finalize, map, mergeMap, type Observable, type OperatorFunction, of, type SchedulerLike, take, timeout } from 'rxjs';
+import {
+  catchError,
+  defaultIfEmpty,
+  defer,
+  finalize,
+  map,
+  mergeMap,
+  type Observable,
+  type OperatorFunction,
+  of,
+  type SchedulerLike,
+  take,
+  timeout,
+} from 'rxjs';
 
 export type Delivery<N> =
   | { readonly kind: 'delivered'; readonly item: N }

@@ -1,4 +1,18 @@
-import { first, ignoreElements, map, merge, Observable, of, OperatorFunction, SchedulerLike, switchMap, take, tap, timeout, timer } from 'rxjs';
+import {
+  first,
+  ignoreElements,
+  map,
+  merge,
+  Observable,
+  of,
+  OperatorFunction,
+  SchedulerLike,
+  switchMap,
+  take,
+  tap,
+  timeout,
+  timer,
+} from 'rxjs';
 
 export interface BackstopOptions {
   readonly backstopMs: number;

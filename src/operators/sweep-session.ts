@@ -104,7 +104,11 @@ export function sweepSession(sweeper: SessionSweeper, options: SweepOptions): Ob
       }
     };
     terminate(first);
-    const done = (escalated: boolean, survivors: readonly ScannedMember[]): SweepReport => ({ termed: termed.size, escalated, survivors });
+    const done = (escalated: boolean, survivors: readonly ScannedMember[]): SweepReport => ({
+      termed: termed.size,
+      escalated,
+      survivors,
+    });
 
     const polite$ = timer(pollMs, pollMs, scheduler).pipe(
       map(() => {

@@ -1,4 +1,18 @@
-import { defer, endWith, filter, map, merge, NEVER, type Observable, type OperatorFunction, type SchedulerLike, share, switchMap, take, timer } from 'rxjs';
+import {
+  defer,
+  endWith,
+  filter,
+  map,
+  merge,
+  NEVER,
+  type Observable,
+  type OperatorFunction,
+  type SchedulerLike,
+  share,
+  switchMap,
+  take,
+  timer,
+} from 'rxjs';
 import { match } from 'ts-pattern';
 
 /** What a PTY tells its waiters: a chunk reached the buffer, the PTY is being stopped (and why), it exited. */
@@ -10,7 +24,9 @@ export type PtyActivity =
 /** Why a wait ended, as the model reads it. */
 export type WaitReason = 'match' | 'quiet' | 'exit' | 'timeout' | 'aborted' | 'killed' | 'owner_deleted' | 'closed';
 
-export type WaitOutcome<M> = { readonly reason: 'match'; readonly match: M } | { readonly reason: Exclude<WaitReason, 'match'> };
+export type WaitOutcome<M> =
+  | { readonly reason: 'match'; readonly match: M }
+  | { readonly reason: Exclude<WaitReason, 'match'> };
 
 export interface WaitForOptions<M> {
   /** Called after each chunk: the first match in the output that arrived since the last call, if any. */

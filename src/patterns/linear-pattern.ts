@@ -27,7 +27,10 @@ export const LINEAR_PATTERN_SYNTAX = 'RE2 syntax (like JavaScript/PCRE without b
 export function compileLinearPattern(field: string, source: string, ignoreCase = false): LinearPattern {
   if (source.length === 0) throw new PtyError('invalid_input', `${field}: must not be empty. Nothing was done.`);
   if (source.length > MAX_PATTERN_CHARS) {
-    throw new PtyError('limit', `${field}: ${source.length} characters, but a pattern may have at most ${MAX_PATTERN_CHARS}. Nothing was done.`);
+    throw new PtyError(
+      'limit',
+      `${field}: ${source.length} characters, but a pattern may have at most ${MAX_PATTERN_CHARS}. Nothing was done.`,
+    );
   }
   let compiled: RE2JS;
   let multiline: RE2JS;
@@ -36,7 +39,10 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
     multiline = RE2JS.compile(source, (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.MULTILINE);
   } catch (err) {
     const reason = err instanceof RE2JSException ? err.message : String(err);
-    throw new PtyError('invalid_input', `${field}: not a valid ${LINEAR_PATTERN_SYNTAX} pattern: ${reason}. Nothing was done.`);
+    throw new PtyError(
+      'invalid_input',
+      `${field}: not a valid ${LINEAR_PATTERN_SYNTAX} pattern: ${reason}. Nothing was done.`,
+    );
   }
   const test = (line: string): boolean => compiled.test(line);
   return {

@@ -35,7 +35,11 @@ export function markOf(lines: ScannedLines): OutputMark {
  * the write) must not end the wait at once. A line completed after the mark counts even if it began before it
  * (its end is new output). Lines dropped by a flood before they were scanned are skipped.
  */
-export function outputScanner(lines: ScannedLines, pattern: LinearPattern, mark: OutputMark): () => OutputMatch | undefined {
+export function outputScanner(
+  lines: ScannedLines,
+  pattern: LinearPattern,
+  mark: OutputMark,
+): () => OutputMatch | undefined {
   let next = mark.line;
   return () => {
     const completed = lines.completedLines;

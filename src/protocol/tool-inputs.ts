@@ -37,8 +37,14 @@ export const SpawnArgs = {
   workdir: z
     .string()
     .optional()
-    .describe('Working directory (absolute, or relative to the project). Default: the project directory. Outside the project needs the user\'s external_directory permission.'),
-  title: z.string().max(MAX_TITLE_CHARS, `at most ${MAX_TITLE_CHARS} characters`).optional().describe('A short title for pty_list.'),
+    .describe(
+      "Working directory (absolute, or relative to the project). Default: the project directory. Outside the project needs the user's external_directory permission.",
+    ),
+  title: z
+    .string()
+    .max(MAX_TITLE_CHARS, `at most ${MAX_TITLE_CHARS} characters`)
+    .optional()
+    .describe('A short title for pty_list.'),
   description: z
     .string()
     .min(1, 'must say what the PTY is for')
@@ -50,19 +56,40 @@ export const SpawnArgs = {
     .min(MIN_TIMEOUT_SECONDS, `must be at least ${MIN_TIMEOUT_SECONDS}`)
     .max(MAX_TIMEOUT_SECONDS, `must be at most ${MAX_TIMEOUT_SECONDS}`)
     .optional()
-    .describe(`End the PTY after this many seconds (${MIN_TIMEOUT_SECONDS}–${MAX_TIMEOUT_SECONDS}); its status becomes "timeout".`),
+    .describe(
+      `End the PTY after this many seconds (${MIN_TIMEOUT_SECONDS}–${MAX_TIMEOUT_SECONDS}); its status becomes "timeout".`,
+    ),
   notifyOnExit: z
     .boolean()
     .optional()
-    .describe('When true, a pty.exit message reaches this session when the program exits, so there is no need to check on it.'),
-  rows: z.number().int().min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`).max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`).optional().describe(`Terminal rows (default ${DEFAULT_ROWS}).`),
-  cols: z.number().int().min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`).max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`).optional().describe(`Terminal columns (default ${DEFAULT_COLS}).`),
+    .describe(
+      'When true, a pty.exit message reaches this session when the program exits, so there is no need to check on it.',
+    ),
+  rows: z
+    .number()
+    .int()
+    .min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`)
+    .max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`)
+    .optional()
+    .describe(`Terminal rows (default ${DEFAULT_ROWS}).`),
+  cols: z
+    .number()
+    .int()
+    .min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`)
+    .max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`)
+    .optional()
+    .describe(`Terminal columns (default ${DEFAULT_COLS}).`),
   wait: WaitArg,
   watch: WatchArg,
 };
 
 const terminalDimension = (what: string) =>
-  z.number().int().min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`).max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`).describe(what);
+  z
+    .number()
+    .int()
+    .min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`)
+    .max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`)
+    .describe(what);
 
 export const WriteArgs = {
   id: PtyId,
@@ -70,7 +97,9 @@ export const WriteArgs = {
     .string()
     .min(1, 'must not be empty')
     .optional()
-    .describe('Bytes to type. Escapes: \\n (Enter), \\r, \\t, \\xNN (one byte, e.g. \\x03 = Ctrl-C, \\x04 = Ctrl-D/EOF), \\uNNNN, \\\\. Any other backslash sequence is an error.'),
+    .describe(
+      'Bytes to type. Escapes: \\n (Enter), \\r, \\t, \\xNN (one byte, e.g. \\x03 = Ctrl-C, \\x04 = Ctrl-D/EOF), \\uNNNN, \\\\. Any other backslash sequence is an error.',
+    ),
   wait: WaitArg,
   input: z
     .array(
@@ -82,7 +111,9 @@ export const WriteArgs = {
     )
     .max(MAX_INPUT_ITEMS, `at most ${MAX_INPUT_ITEMS} items`)
     .optional()
-    .describe('Instead of data: text and named keys, typed in order, e.g. [{"key":"Esc"},{"text":":wq"},{"key":"Enter"}]. Each item has "text" or "key", never both.'),
+    .describe(
+      'Instead of data: text and named keys, typed in order, e.g. [{"key":"Esc"},{"text":":wq"},{"key":"Enter"}]. Each item has "text" or "key", never both.',
+    ),
   resize: z
     .strictObject({ rows: terminalDimension('New terminal rows.'), cols: terminalDimension('New terminal columns.') })
     .optional()
@@ -95,16 +126,23 @@ export const ReadArgs = {
     .number()
     .int()
     .min(0, 'must be 0 or more')
-    .max(MAX_READ_OFFSET, `must be at most ${MAX_READ_OFFSET}; use tail to read the newest lines, or a narrower pattern`)
+    .max(
+      MAX_READ_OFFSET,
+      `must be at most ${MAX_READ_OFFSET}; use tail to read the newest lines, or a narrower pattern`,
+    )
     .optional()
-    .describe('0-based index into the retained lines to start at (default 0); with pattern, how many matches to skip. Use nextOffset from the previous read to page on.'),
+    .describe(
+      '0-based index into the retained lines to start at (default 0); with pattern, how many matches to skip. Use nextOffset from the previous read to page on.',
+    ),
   limit: z
     .number()
     .int()
     .min(1, 'must be at least 1')
     .max(MAX_READ_LIMIT, `must be at most ${MAX_READ_LIMIT}`)
     .optional()
-    .describe(`How many lines (default ${DEFAULT_READ_LIMIT}, at most ${MAX_READ_LIMIT}); with pattern, how many matches.`),
+    .describe(
+      `How many lines (default ${DEFAULT_READ_LIMIT}, at most ${MAX_READ_LIMIT}); with pattern, how many matches.`,
+    ),
   tail: z
     .boolean()
     .optional()
@@ -119,13 +157,17 @@ export const ReadArgs = {
   raw: z
     .boolean()
     .optional()
-    .describe('Return the raw terminal text (escape sequences and carriage returns kept) instead of the cleaned lines.'),
+    .describe(
+      'Return the raw terminal text (escape sequences and carriage returns kept) instead of the cleaned lines.',
+    ),
   cursor: CursorArg,
   wait: WaitArg,
   screen: z
     .boolean()
     .optional()
-    .describe('true: return the visible screen (rows, cursor, title) as a terminal shows it now, instead of lines. false: lines only. Default: lines, plus the screen while a full-screen program (vim, less, top) is on the alternate screen.'),
+    .describe(
+      'true: return the visible screen (rows, cursor, title) as a terminal shows it now, instead of lines. false: lines only. Default: lines, plus the screen while a full-screen program (vim, less, top) is on the alternate screen.',
+    ),
 };
 
 export const ListArgs = {};

@@ -255,7 +255,6 @@ export const WaitedRead = z.strictObject({
 });
 export type WaitedRead = z.infer<typeof WaitedRead>;
 
-
 /** `screen: true`: the visible screen alone, with where the PTY stands. */
 export const ScreenRead = z.strictObject({
   id: z.string(),

@@ -15,13 +15,17 @@ const linearPattern = (what: string) =>
     .string()
     .min(1, 'must not be empty')
     .max(MAX_PATTERN_CHARS, `at most ${MAX_PATTERN_CHARS} characters`)
-    .describe(`${what} RE2 syntax (like JavaScript regex without backreferences or lookaround), matched against each clean line.`);
+    .describe(
+      `${what} RE2 syntax (like JavaScript regex without backreferences or lookaround), matched against each clean line.`,
+    );
 
 /** The `wait` of pty_spawn, pty_write and pty_read: strict, so a misspelt key is refused rather than ignored. */
 export const WaitArg = z
   .strictObject(
     {
-      pattern: linearPattern('Return as soon as a line that arrives matches, the unfinished last line included (prompts like ">>> " or "[y/N] " end without a newline).').optional(),
+      pattern: linearPattern(
+        'Return as soon as a line that arrives matches, the unfinished last line included (prompts like ">>> " or "[y/N] " end without a newline).',
+      ).optional(),
       ignoreCase: z.boolean().optional().describe('With pattern: match case-insensitively.'),
       quietMs: z
         .number()
@@ -29,7 +33,9 @@ export const WaitArg = z
         .min(MIN_QUIET_MS, `must be at least ${MIN_QUIET_MS} ms`)
         .max(MAX_WAIT_TIMEOUT_MS, `must be at most ${MAX_WAIT_TIMEOUT_MS} ms`)
         .optional()
-        .describe(`Return once no output has come for this long after some output came (at least ${MIN_QUIET_MS}). With no output at all, only the timeout ends the wait.`),
+        .describe(
+          `Return once no output has come for this long after some output came (at least ${MIN_QUIET_MS}). With no output at all, only the timeout ends the wait.`,
+        ),
       timeoutMs: z
         .number()
         .int('must be a whole number of milliseconds')
@@ -38,7 +44,12 @@ export const WaitArg = z
         .optional()
         .describe(`Give up after this long (default ${DEFAULT_WAIT_TIMEOUT_MS}, at most ${MAX_WAIT_TIMEOUT_MS}).`),
     },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a wait takes ${WAIT_KEYS}` : undefined) },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a wait takes ${WAIT_KEYS}`
+          : undefined,
+    },
   )
   .optional()
   .describe(
@@ -50,7 +61,12 @@ export const WatchRule = z.strictObject(
     pattern: linearPattern('Send a pty.match message to this session when a finished line matches;'),
     ignoreCase: z.boolean().optional().describe('Match case-insensitively.'),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a watch rule takes pattern, ignoreCase` : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a watch rule takes pattern, ignoreCase`
+        : undefined,
+  },
 );
 
 export const WatchArg = z
@@ -58,7 +74,9 @@ export const WatchArg = z
   .min(1, 'give at least one rule, or leave watch out')
   .max(MAX_WATCH_RULES, `at most ${MAX_WATCH_RULES} rules`)
   .optional()
-  .describe('Rules that wake this session with a pty.match message when a line of output matches (e.g. "listening on", "ERROR", "Tests: .* failed"), instead of polling.');
+  .describe(
+    'Rules that wake this session with a pty.match message when a line of output matches (e.g. "listening on", "ERROR", "Tests: .* failed"), instead of polling.',
+  );
 
 /**
  * A read cursor: `L<n>`, where n is the absolute number of the first line the reader has not seen finished. A

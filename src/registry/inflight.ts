@@ -19,7 +19,10 @@ export class InFlight {
     const ops = this.byOwner.get(owner) ?? new Set<Operation>();
     if (ops.size >= this.maxPerOwner) {
       return Promise.reject(
-        new PtyError('busy', `this session has ${this.maxPerOwner} PTY operations under way (the limit). Wait for them to finish.`),
+        new PtyError(
+          'busy',
+          `this session has ${this.maxPerOwner} PTY operations under way (the limit). Wait for them to finish.`,
+        ),
       );
     }
     this.byOwner.set(owner, ops);
@@ -40,7 +43,10 @@ export class InFlight {
   }
 
   abortEverything(reason: Error): Promise<void> {
-    return this.abortAll(reason, [...this.byOwner.values()].flatMap((ops) => [...ops]));
+    return this.abortAll(
+      reason,
+      [...this.byOwner.values()].flatMap((ops) => [...ops]),
+    );
   }
 
   get size(): number {

@@ -68,7 +68,9 @@ export class LazyScreen {
   }
 
   keyModes(): Promise<KeyModes> {
-    return this.serialized(async () => ({ applicationCursorKeys: (await this.caughtUp()).modes.applicationCursorKeysMode }));
+    return this.serialized(async () => ({
+      applicationCursorKeys: (await this.caughtUp()).modes.applicationCursorKeysMode,
+    }));
   }
 
   /** Output so far was drawn at the old size: it is fed first, then the emulator takes the new one. */
@@ -150,7 +152,11 @@ export class LazyScreen {
   private skipScrolledOff(terminal: XtermTerminal, text: string): string {
     if (text.length < this.skipFromChars || !plainDefaults(terminal)) return text;
     const buffer = terminal.buffer.active;
-    const point = skipPoint(text, { row: buffer.cursorY, col: buffer.cursorX }, { rows: terminal.rows, cols: terminal.cols });
+    const point = skipPoint(
+      text,
+      { row: buffer.cursorY, col: buffer.cursorX },
+      { rows: terminal.rows, cols: terminal.cols },
+    );
     if (point === undefined) return text;
     this.skips++;
     return `\x1b[${point.row + 1};${point.col + 1}H${text.slice(point.index)}`;
@@ -198,7 +204,8 @@ async function feed(terminal: XtermTerminal, text: string): Promise<void> {
 export function screenRows(terminal: XtermTerminal): string[] {
   const buffer = terminal.buffer.active;
   const rows: string[] = [];
-  for (let y = 0; y < terminal.rows; y++) rows.push((buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '').replace(/ +$/, ''));
+  for (let y = 0; y < terminal.rows; y++)
+    rows.push((buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '').replace(/ +$/, ''));
   return rows;
 }
 

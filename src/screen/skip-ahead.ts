@@ -20,7 +20,11 @@ const SGR = /\x1b\[[0-9;:]*m/y;
  * Undefined when the plain text does not scroll a screen height past a first scroll, or runs into anything else
  * (a non-ASCII character, whose width the model does not know, or any other control or escape sequence).
  */
-export function skipPoint(text: string, cursor: { readonly row: number; readonly col: number }, { rows, cols }: TerminalSize): SkipPoint | undefined {
+export function skipPoint(
+  text: string,
+  cursor: { readonly row: number; readonly col: number },
+  { rows, cols }: TerminalSize,
+): SkipPoint | undefined {
   let row = cursor.row;
   let col = cursor.col;
   let scrolls = 0;

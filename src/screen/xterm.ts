@@ -20,7 +20,14 @@ export interface TerminalSize {
  */
 export function createTerminal(size: TerminalSize): XtermTerminal {
   // logLevel off: xterm.js logs sequences it does not know to the console, which is the host's.
-  return new TerminalCtor!({ rows: size.rows, cols: size.cols, scrollback: 0, convertEol: true, allowProposedApi: true, logLevel: 'off' });
+  return new TerminalCtor!({
+    rows: size.rows,
+    cols: size.cols,
+    scrollback: 0,
+    convertEol: true,
+    allowProposedApi: true,
+    logLevel: 'off',
+  });
 }
 
 /** DECTCEM (`ESC [ ? 25 l` hides the cursor) has no public getter; this reads xterm.js's own flag when it is there. */
@@ -36,10 +43,20 @@ export function cursorHidden(terminal: XtermTerminal): boolean {
  */
 export function plainDefaults(terminal: XtermTerminal): boolean {
   const { modes } = terminal;
-  if (terminal.buffer.active.type !== 'normal' || !modes.wraparoundMode || modes.insertMode || modes.reverseWraparoundMode) return false;
+  if (
+    terminal.buffer.active.type !== 'normal' ||
+    !modes.wraparoundMode ||
+    modes.insertMode ||
+    modes.reverseWraparoundMode
+  )
+    return false;
   const core = (terminal as unknown as { _core?: XtermInternals })._core;
   const region = core?.buffer;
-  return region?.scrollTop === 0 && region.scrollBottom === terminal.rows - 1 && core?._inputHandler?._parser?.currentState === PARSER_GROUND;
+  return (
+    region?.scrollTop === 0 &&
+    region.scrollBottom === terminal.rows - 1 &&
+    core?._inputHandler?._parser?.currentState === PARSER_GROUND
+  );
 }
 
 interface XtermInternals {

@@ -195,7 +195,10 @@ export class GrepPool {
 }
 
 function closingError(): PtyError {
-  return new PtyError('closing', 'the search was cancelled because local-pty is shutting down; nothing more can be searched.');
+  return new PtyError(
+    'closing',
+    'the search was cancelled because local-pty is shutting down; nothing more can be searched.',
+  );
 }
 
 /** A PtyError given as the abort reason (e.g. 'owner_deleted') is passed on as is. */

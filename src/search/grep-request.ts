@@ -32,7 +32,10 @@ export function validateGrepRequest(request: GrepRequest): void {
     );
   }
   if (pattern.includes('\0')) {
-    throw new PtyError('invalid_input', 'the search pattern contains a NUL character, which grep cannot receive; remove it.');
+    throw new PtyError(
+      'invalid_input',
+      'the search pattern contains a NUL character, which grep cannot receive; remove it.',
+    );
   }
   if (pattern.includes('\n')) {
     throw new PtyError(

@@ -102,7 +102,10 @@ export function runGrep(args: readonly string[], text: string, options: GrepRunO
       );
     }
     const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
-    throw new PtyError('search_failed', `grep ${how}${stderr.trim() ? `: ${stderr.trim()}` : ''}; try the search again.`);
+    throw new PtyError(
+      'search_failed',
+      `grep ${how}${stderr.trim() ? `: ${stderr.trim()}` : ''}; try the search again.`,
+    );
   }
 
   return { done, stop };
@@ -118,5 +121,8 @@ function tooExpensive(timeoutMs: number): PtyError {
 
 function spawnFailed(grepPath: string, err: unknown): PtyError {
   const message = err instanceof Error ? err.message : String(err);
-  return new PtyError('spawn_failed', `could not start ${grepPath} to search (${message}); GNU grep must be installed at that path.`);
+  return new PtyError(
+    'spawn_failed',
+    `could not start ${grepPath} to search (${message}); GNU grep must be installed at that path.`,
+  );
 }

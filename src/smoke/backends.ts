@@ -35,7 +35,8 @@ function signalQuietly(pid: number, signal: NodeJS.Signals): void {
 function terminateWithoutKill(handle: PtyHandle): Observable<TerminationReport> {
   return defer(() => {
     const scriptStart = readStat(handle.pid)?.startTime ?? 0;
-    const members = handle.terminalSid === null ? [] : sessionMembers(handle.terminalSid, scriptStart).map((p) => p.pid);
+    const members =
+      handle.terminalSid === null ? [] : sessionMembers(handle.terminalSid, scriptStart).map((p) => p.pid);
     for (const pid of members) {
       signalQuietly(pid, 'SIGTERM');
       signalQuietly(pid, 'SIGCONT');
@@ -64,7 +65,11 @@ function withoutKill(handle: PtyHandle): PtyHandle {
 
 /** The real PTY process stream, with its termination swapped for `terminateWithoutKill`. */
 const spawnWithoutKill: typeof ptyProcess$ = (spec, deps) =>
-  ptyProcess$(spec, deps).pipe(map((event): PtyEvent => (event.kind === 'started' ? { kind: 'started', handle: withoutKill(event.handle) } : event)));
+  ptyProcess$(spec, deps).pipe(
+    map(
+      (event): PtyEvent => (event.kind === 'started' ? { kind: 'started', handle: withoutKill(event.handle) } : event),
+    ),
+  );
 
 /** Backends broken on purpose: each must make at least one scenario fail (test/smoke/smoke-can-fail.test.ts). */
 export const brokenBackends: Readonly<Record<string, SmokeBackend>> = {

@@ -51,11 +51,16 @@ function parse(argv: readonly string[]): CliOptions | 'help' | 'list' {
   if (values.help) return 'help';
   if (values.list) return 'list';
   const runs = values.runs === undefined ? DEFAULT_RUNS : Number(values.runs);
-  if (!Number.isSafeInteger(runs) || runs < 1) throw new UsageError(`--runs must be a whole number of at least 1, got ${values.runs}`);
-  const names = (values.only ?? []).flatMap((o) => o.split(',')).map((n) => n.trim()).filter((n) => n.length > 0);
+  if (!Number.isSafeInteger(runs) || runs < 1)
+    throw new UsageError(`--runs must be a whole number of at least 1, got ${values.runs}`);
+  const names = (values.only ?? [])
+    .flatMap((o) => o.split(','))
+    .map((n) => n.trim())
+    .filter((n) => n.length > 0);
   const scenarios = names.length === 0 ? SCENARIOS : names.map((n) => scenarioNamed(n) ?? unknownScenario(n));
   const backend = values.backend ?? 'real';
-  if (BACKENDS[backend] === undefined) throw new UsageError(`unknown backend ${backend}; known: ${Object.keys(BACKENDS).join(', ')}`);
+  if (BACKENDS[backend] === undefined)
+    throw new UsageError(`unknown backend ${backend}; known: ${Object.keys(BACKENDS).join(', ')}`);
   return { runs, scenarios, report: values.report ?? DEFAULT_REPORT, backend };
 }
 
@@ -80,7 +85,8 @@ function table(report: SmokeReport): string {
     ...report.scenarios.map((s) => [s.scenario, `${s.passes}/${s.runs}`, seconds(s.medianMs), seconds(s.maxMs)]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const line = (r: string[]) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(rows[0]!), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 

@@ -12,7 +12,8 @@ export class SmokeFailure extends Error {
 
 /** A short, single-line rendering of an observed value for failure messages. */
 export function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 300 ? `${value.slice(0, 300)}…(${value.length} chars)` : value);
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 300 ? `${value.slice(0, 300)}…(${value.length} chars)` : value);
   return inspect(value, { depth: 4, breakLength: Infinity, maxArrayLength: 12, maxStringLength: 200 });
 }
 
@@ -54,7 +55,13 @@ export async function eventually<T>(
 }
 
 /** Watches `probe` for `ms` and fails the first time `bad` holds (something that must not happen). */
-export async function never<T>(probe: () => T | Promise<T>, bad: (value: T) => boolean, expected: string, what: string, ms: number): Promise<void> {
+export async function never<T>(
+  probe: () => T | Promise<T>,
+  bad: (value: T) => boolean,
+  expected: string,
+  what: string,
+  ms: number,
+): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
@@ -68,7 +75,10 @@ export async function never<T>(probe: () => T | Promise<T>, bad: (value: T) => b
 export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SmokeFailure(`${what}: expected it to settle within ${ms} ms, saw it still pending`)), ms);
+    timer = setTimeout(
+      () => reject(new SmokeFailure(`${what}: expected it to settle within ${ms} ms, saw it still pending`)),
+      ms,
+    );
   });
   try {
     return await Promise.race([promise, late]);

@@ -3,7 +3,14 @@ import { SmokeFailure } from './expect.js';
 import type { SmokeBackend } from './backends.js';
 import { realBackend } from './backends.js';
 import { SmokeHarness } from './harness.js';
-import { childrenOfSelf, describeProcess, holdings, killQuietly, openDescriptors, type Holdings } from '../testkit/processes.js';
+import {
+  childrenOfSelf,
+  describeProcess,
+  holdings,
+  killQuietly,
+  openDescriptors,
+  type Holdings,
+} from '../testkit/processes.js';
 import type { Scenario } from './scenario.js';
 import { CLEANUP_SETTLE_MS, POLL_MS, SCENARIO_TIMEOUT_MS } from './timing.js';
 
@@ -21,13 +28,17 @@ function leftovers(before: Holdings, harness: SmokeHarness): string[] {
   const problems: string[] = [];
   const survivors = harness.survivors();
   if (survivors.length > 0) {
-    problems.push(`expected no process left in the PTY sessions, saw ${survivors.length}: ${survivors.map(describeProcess).join(', ')}`);
+    problems.push(
+      `expected no process left in the PTY sessions, saw ${survivors.length}: ${survivors.map(describeProcess).join(', ')}`,
+    );
   }
   const children = childrenOfSelf().filter((p) => !before.children.has(p.pid));
   const zombies = children.filter((p) => p.state === 'Z');
   const live = children.filter((p) => p.state !== 'Z');
-  if (live.length > 0) problems.push(`expected no child process of the smoke run left, saw ${live.map(describeProcess).join(', ')}`);
-  if (zombies.length > 0) problems.push(`expected no zombie child left, saw ${zombies.map(describeProcess).join(', ')}`);
+  if (live.length > 0)
+    problems.push(`expected no child process of the smoke run left, saw ${live.map(describeProcess).join(', ')}`);
+  if (zombies.length > 0)
+    problems.push(`expected no zombie child left, saw ${zombies.map(describeProcess).join(', ')}`);
   const fds = openDescriptors();
   const added = [...fds].filter(([fd, target]) => before.fds.get(fd) !== target);
   if (fds.size > before.fds.size) {
@@ -59,7 +70,10 @@ function runBounded(scenario: Scenario, harness: SmokeHarness): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new SmokeFailure(`expected the scenario to finish within ${SCENARIO_TIMEOUT_MS} ms, saw it still running`)),
+      () =>
+        reject(
+          new SmokeFailure(`expected the scenario to finish within ${SCENARIO_TIMEOUT_MS} ms, saw it still running`),
+        ),
       SCENARIO_TIMEOUT_MS,
     );
   });
@@ -75,7 +89,11 @@ function message(err: unknown): string {
  * Runs one scenario once against `backend`: the scenario itself, then dispose of every plugin it loaded,
  * then the cleanup check (no process in any of its PTY sessions, no child or zombie, no new descriptor).
  */
-export async function runScenarioOnce(scenario: Scenario, backend: SmokeBackend = realBackend, run = 1): Promise<RunResult> {
+export async function runScenarioOnce(
+  scenario: Scenario,
+  backend: SmokeBackend = realBackend,
+  run = 1,
+): Promise<RunResult> {
   const before = holdings();
   const started = performance.now();
   const errors: string[] = [];
@@ -92,7 +110,13 @@ export async function runScenarioOnce(scenario: Scenario, backend: SmokeBackend 
   }
   const ms = performance.now() - started;
   for (const problem of await checkClean(before, harness)) errors.push(`cleanup: ${problem}`);
-  return { scenario: scenario.name, run, ok: errors.length === 0, ms, ...(errors.length > 0 ? { error: errors.join('\n') } : {}) };
+  return {
+    scenario: scenario.name,
+    run,
+    ok: errors.length === 0,
+    ms,
+    ...(errors.length > 0 ? { error: errors.join('\n') } : {}),
+  };
 }
 
 /**
@@ -135,7 +159,12 @@ export interface SmokeReport {
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly totalMs: number;
-  readonly environment: { readonly node: string; readonly platform: string; readonly arch: string; readonly pid: number };
+  readonly environment: {
+    readonly node: string;
+    readonly platform: string;
+    readonly arch: string;
+    readonly pid: number;
+  };
   readonly scenarios: readonly ScenarioSummary[];
   readonly results: readonly RunResult[];
 }

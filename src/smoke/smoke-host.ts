@@ -75,7 +75,8 @@ export class SmokeSession {
   async refused(tool: string, args: unknown, code: string): Promise<string> {
     const outcome = await this.attempt(tool, args);
     if (outcome.ok) fail(`${tool} ${show(args)}`, `refusal ${code}`, `success ${show(outcome.value)}`);
-    if (outcome.code !== code) fail(`${tool} ${show(args)}`, `refusal ${code}`, `error ${outcome.code}: ${outcome.message}`);
+    if (outcome.code !== code)
+      fail(`${tool} ${show(args)}`, `refusal ${code}`, `error ${outcome.code}: ${outcome.message}`);
     return outcome.message;
   }
 
@@ -87,7 +88,12 @@ export class SmokeSession {
   /** @internal The host's permission script asks the session's user. */
   decide(record: PermissionRecord): AskPolicy {
     const answer = this.policy;
-    this.asks.push({ ...(record.raw as AskRequest), sessionID: this.id, answer, childrenAtAsk: childrenOfSelf().length });
+    this.asks.push({
+      ...(record.raw as AskRequest),
+      sessionID: this.id,
+      answer,
+      childrenAtAsk: childrenOfSelf().length,
+    });
     return answer;
   }
 }

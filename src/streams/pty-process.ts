@@ -153,7 +153,12 @@ export function ptyProcess$(spec: PtySpec, deps: PtyProcessDeps): Observable<Pty
   );
 }
 
-function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => void, deps: PtyProcessDeps): Observable<PtyEvent> {
+function scriptProcess$(
+  spec: PtySpec,
+  bound: BoundDirectory,
+  closeBound: () => void,
+  deps: PtyProcessDeps,
+): Observable<PtyEvent> {
   const gate = deps.ingestGate ?? sharedIngestGate;
   const guard = deps.orphanGuard ?? sharedOrphanGuard;
   const { scheduler } = deps;
@@ -253,7 +258,14 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
       );
     const giveUp = (): Observable<TerminationReport> => {
       killScript();
-      const survivors = terminalSid === null ? NO_MEMBERS : describeMembers(procMemberProbe(terminalSid, scriptStart).scan().map((m) => m.pid));
+      const survivors =
+        terminalSid === null
+          ? NO_MEMBERS
+          : describeMembers(
+              procMemberProbe(terminalSid, scriptStart)
+                .scan()
+                .map((m) => m.pid),
+            );
       return of({ termed: 0, escalated: true, scriptKilled: true, survivors });
     };
     let termination: Observable<TerminationReport> | undefined;
@@ -295,7 +307,11 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
       if (probe === undefined || left.length === 0) return finish();
       let lastCount = left.length;
       lifetime.add(
-        lingeringMembers$(probe, { pollMs: LINGER_POLL_MS, fullScanMs: LINGER_FULL_SCAN_MS, ...(scheduler ? { scheduler } : {}) })
+        lingeringMembers$(probe, {
+          pollMs: LINGER_POLL_MS,
+          fullScanMs: LINGER_FULL_SCAN_MS,
+          ...(scheduler ? { scheduler } : {}),
+        })
           .pipe(skip(1), takeUntil(sessionEmptied$), endWith([] as readonly number[]))
           .subscribe({
             next: (pids) => {
@@ -317,9 +333,12 @@ function scriptProcess$(spec: PtySpec, bound: BoundDirectory, closeBound: () => 
     let exitCode: { code: number | null; signal: string | null } = { code: null, signal: null };
     const childSubscription = childEvents$.subscribe((event) =>
       match(event)
-        .with({ kind: 'stdout' }, ({ chunk }) => emit({ kind: 'output', text: decoder.write(chunk), bytes: chunk.length }))
+        .with({ kind: 'stdout' }, ({ chunk }) =>
+          emit({ kind: 'output', text: decoder.write(chunk), bytes: chunk.length }),
+        )
         .with({ kind: 'stderr' }, ({ chunk }) => {
-          if (stderr.length < MAX_SCRIPT_STDERR_CHARS) stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
+          if (stderr.length < MAX_SCRIPT_STDERR_CHARS)
+            stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
         })
         .with({ kind: 'exit' }, () => exited$.next())
         .with({ kind: 'error' }, ({ error }) => {
@@ -391,11 +410,27 @@ function describeMembers(pids: readonly number[]): MemberList {
 export function spawnFailed(err: unknown): PtyError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const reason = match(code)
-    .with('E2BIG', () => 'the kernel refused the argument list as too long (131,072 bytes per argument, about 2 MiB in all, environment included)')
-    .with('EMFILE', 'ENFILE', () => 'too many open files (the host process or the system is at its descriptor limit); end some PTYs and retry')
-    .with('EAGAIN', () => 'the system refused a new process (the user process limit, RLIMIT_NPROC, is reached); end some processes and retry')
+    .with(
+      'E2BIG',
+      () =>
+        'the kernel refused the argument list as too long (131,072 bytes per argument, about 2 MiB in all, environment included)',
+    )
+    .with(
+      'EMFILE',
+      'ENFILE',
+      () => 'too many open files (the host process or the system is at its descriptor limit); end some PTYs and retry',
+    )
+    .with(
+      'EAGAIN',
+      () =>
+        'the system refused a new process (the user process limit, RLIMIT_NPROC, is reached); end some processes and retry',
+    )
     .with('ENOMEM', () => 'the system is out of memory for a new process')
-    .with('ENOENT', 'EACCES', () => `a system program the PTY needs could not be run (${String((err as Error).message)})`)
+    .with(
+      'ENOENT',
+      'EACCES',
+      () => `a system program the PTY needs could not be run (${String((err as Error).message)})`,
+    )
     .otherwise(() => String(err instanceof Error ? err.message : err));
   return new PtyError('spawn_failed', `the terminal could not be started: ${reason}.`);
 }

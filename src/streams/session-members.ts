@@ -1,4 +1,17 @@
-import { asyncScheduler, concat, defer, distinctUntilChanged, filter, map, Observable, of, SchedulerLike, take, takeWhile, timer } from 'rxjs';
+import {
+  asyncScheduler,
+  concat,
+  defer,
+  distinctUntilChanged,
+  filter,
+  map,
+  Observable,
+  of,
+  SchedulerLike,
+  take,
+  takeWhile,
+  timer,
+} from 'rxjs';
 import { readdirSync } from 'node:fs';
 import { childrenOf, readStat } from '../engine/procfs.js';
 import { SCAN_CACHE_MAX_AGE_MS } from '../limits.js';
@@ -151,7 +164,11 @@ export function procMemberProbe(terminalSid: number, notBefore: number): MemberP
  * previous listing, and is still listed, is skipped; only new pids and members are read again. The cache is dropped
  * when the scans are more than SCAN_CACHE_MAX_AGE_MS apart (see there why a listed pid cannot have been reused).
  */
-export function sessionScanner(terminalSid: number, notBefore: number, now: () => number = () => performance.now()): () => readonly ScannedMember[] {
+export function sessionScanner(
+  terminalSid: number,
+  notBefore: number,
+  now: () => number = () => performance.now(),
+): () => readonly ScannedMember[] {
   let others = new Set<number>();
   let lastScan = Number.NEGATIVE_INFINITY;
   return () => {
@@ -170,7 +187,8 @@ export function sessionScanner(terminalSid: number, notBefore: number, now: () =
       const stat = readStat(pid);
       if (stat === undefined) continue;
       // A zombie member never runs again: like a stranger, it need not be read again.
-      if (stat.sessionId === terminalSid && stat.startTime >= notBefore && stat.state !== 'Z') members.push({ pid, pgrp: stat.pgrp, state: stat.state });
+      if (stat.sessionId === terminalSid && stat.startTime >= notBefore && stat.state !== 'Z')
+        members.push({ pid, pgrp: stat.pgrp, state: stat.state });
       else nextOthers.add(pid);
     }
     others = nextOthers;
@@ -191,7 +209,8 @@ export function procSweeper(terminalSid: number, notBefore: number, scriptPid: n
     },
     resumeOutsiders: () => {
       const stat = readStat(scriptPid);
-      if (stat !== undefined && stat.startTime === notBefore && (stat.state === 'T' || stat.state === 't')) signalQuietly(scriptPid, 'SIGCONT');
+      if (stat !== undefined && stat.startTime === notBefore && (stat.state === 'T' || stat.state === 't'))
+        signalQuietly(scriptPid, 'SIGCONT');
     },
   };
 }
@@ -222,7 +241,8 @@ export function reportedLeader$(channel: NodeJS.ReadableStream, scriptPid: numbe
       if (newline < 0 && text.length < MAX_PID_REPORT_BYTES) return;
       const pid = Number(text.slice(0, newline < 0 ? undefined : newline));
       const stat = Number.isSafeInteger(pid) && pid > 1 ? readStat(pid) : undefined;
-      if (Number.isSafeInteger(pid) && pid > 1 && pid !== scriptPid && (stat === undefined || stat.sessionId === pid)) subscriber.next(pid);
+      if (Number.isSafeInteger(pid) && pid > 1 && pid !== scriptPid && (stat === undefined || stat.sessionId === pid))
+        subscriber.next(pid);
       subscriber.complete();
     };
     const onEnd = () => subscriber.complete();

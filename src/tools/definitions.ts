@@ -61,7 +61,7 @@ export const ptyWrite = defineTool({
   description: [
     'Type into a running PTY: text, Enter ("\\n"), or keys as escapes (\\x03 Ctrl-C, \\x04 Ctrl-D/EOF, \\x1b Esc, \\t Tab).',
     'Or, instead of data, `input`: text and named keys in order, e.g. [{"key":"Esc"},{"text":":wq"},{"key":"Enter"}] or [{"key":"Down","times":3}].',
-    'Key names (as tmux): Enter (sends \\r, as the Enter key does), Tab, Esc, Backspace, Delete, Insert, Home, End, PageUp, PageDown, Up, Down, Left, Right, F1-F12, Space; C- (Ctrl), M- (Alt), S- (Shift) prefixes: C-c, M-x, C-Left, S-Tab. Arrows are sent as the program\'s current mode expects.',
+    "Key names (as tmux): Enter (sends \\r, as the Enter key does), Tab, Esc, Backspace, Delete, Insert, Home, End, PageUp, PageDown, Up, Down, Left, Right, F1-F12, Space; C- (Ctrl), M- (Alt), S- (Shift) prefixes: C-c, M-x, C-Left, S-Tab. Arrows are sent as the program's current mode expects.",
     '`resize: {rows, cols}` changes the terminal size (the program gets SIGWINCH and redraws); alone it types nothing and needs no approval.',
     'The user is asked to allow the exact bytes (keys shown by name). Returns the number of bytes written.',
     'Type and wait in one call: give wait with the prompt or answer you expect (wait: {pattern: ">>> $"} after a Python line, {pattern: "\\(Pdb\\) $"} in pdb, {quietMs: 500} when you do not know what comes), and the result carries the output, so no pty_read is needed.',
@@ -76,7 +76,7 @@ export const ptyWrite = defineTool({
 export const ptyRead = defineTool({
   name: 'pty_read',
   description: [
-    'Read a PTY\'s output as clean lines (colors and cursor codes removed, progress bars at their last state), each with its absolute line number.',
+    "Read a PTY's output as clean lines (colors and cursor codes removed, progress bars at their last state), each with its absolute line number.",
     `Page with offset (0-based over the retained lines, at most ${MAX_READ_OFFSET}) and limit (default ${DEFAULT_READ_LIMIT}, at most ${MAX_READ_LIMIT}); tail: true gives the newest lines.`,
     `pattern (POSIX extended regex) returns only matching lines (offset pages through the matches); a pattern that takes over ${GREP_TIMEOUT_MS} ms is stopped.`,
     `Lines longer than ${MAX_LINE_CHARS} characters are cut (marked). raw: true gives the terminal text as written.`,
@@ -92,7 +92,8 @@ export const ptyRead = defineTool({
 
 export const ptyList = defineTool({
   name: 'pty_list',
-  description: 'List this session\'s PTYs with their status (running, lingering, exited, killed, timeout), exit code, command, line count, pid (the terminal) and commandPid (the program itself). lingering: the program exited but processes it left in its terminal session (e.g. a server it backgrounded) still run; `lingering` lists them (count, pid and command) until they end or pty_kill ends them. To interrupt or end a program, type \\x03 with pty_write or use pty_kill; do not signal these pids.',
+  description:
+    "List this session's PTYs with their status (running, lingering, exited, killed, timeout), exit code, command, line count, pid (the terminal) and commandPid (the program itself). lingering: the program exited but processes it left in its terminal session (e.g. a server it backgrounded) still run; `lingering` lists them (count, pid and command) until they end or pty_kill ends them. To interrupt or end a program, type \\x03 with pty_write or use pty_kill; do not signal these pids.",
   args: ListArgs,
   run: (core, ctx) => core.list(ctx),
 });
@@ -109,10 +110,21 @@ export const ptyKill = defineTool({
 });
 
 /** The five tools, in the order the model should learn them. */
-export const PTY_TOOLS: readonly PtyTool[] = [ptySpawn, ptyWrite, ptyRead, ptyList, ptyKill] as unknown as readonly PtyTool[];
+export const PTY_TOOLS: readonly PtyTool[] = [
+  ptySpawn,
+  ptyWrite,
+  ptyRead,
+  ptyList,
+  ptyKill,
+] as unknown as readonly PtyTool[];
 
 /** Runs one tool call: validated input, the core's answer as a JSON envelope. Errors are thrown as they are. */
-export async function runTool(tool: PtyTool, core: LocalPty, ctx: CallContext, rawInput: unknown): Promise<{ text: string; value: unknown }> {
+export async function runTool(
+  tool: PtyTool,
+  core: LocalPty,
+  ctx: CallContext,
+  rawInput: unknown,
+): Promise<{ text: string; value: unknown }> {
   const input = parseInput(tool.name, tool.args, rawInput);
   const value = await tool.run(core, ctx, input);
   return { text: JSON.stringify(value), value };

@@ -21,7 +21,8 @@ export function parseInput<S extends z.ZodRawShape>(tool: string, shape: S, inpu
   const problems = result.error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.join('.') : 'input';
     // zod says "Invalid input: expected string, received undefined" for a field left out.
-    if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) return `${field}: required (${issue.expected})`;
+    if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined'))
+      return `${field}: required (${issue.expected})`;
     return `${field}: ${issue.message}`;
   });
   throw new PtyError('invalid_input', `${tool}: invalid input: ${problems.join('; ')}. Nothing was done.`);

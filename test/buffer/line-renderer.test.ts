@@ -91,7 +91,9 @@ describe('LineRenderer', () => {
     });
 
     it('removes DCS, SOS, PM and APC strings', () => {
-      expect(lines('a\x1bPq#0;2;0;0;0#0~~@@\x1b\\b\x1bXsos\x1b\\c\x1b^pm\x1b\\d\x1b_Gf=100;AAAA\x1b\\e\n')).toEqual(['abcde']);
+      expect(lines('a\x1bPq#0;2;0;0;0#0~~@@\x1b\\b\x1bXsos\x1b\\c\x1b^pm\x1b\\d\x1b_Gf=100;AAAA\x1b\\e\n')).toEqual([
+        'abcde',
+      ]);
     });
 
     it('removes two-byte and charset escapes', () => {
@@ -151,7 +153,10 @@ describe('LineRenderer', () => {
 
   describe('bounds', () => {
     it('keeps the newest tail of a line longer than the bound', () => {
-      expect(render(['0123456789abc\nxyz0123456789'], { maxLineChars: 5 })).toEqual({ lines: ['89abc'], partial: '56789' });
+      expect(render(['0123456789abc\nxyz0123456789'], { maxLineChars: 5 })).toEqual({
+        lines: ['89abc'],
+        partial: '56789',
+      });
     });
 
     it('reports the partial length without building it', () => {
@@ -189,13 +194,20 @@ describe('LineRenderer', () => {
     });
 
     it('keeps exactly the newest columns of a line appended in any pieces, cut many times over, never half a pair', () => {
-      const text = fc.array(fc.constantFrom('a', 'b', '😀', 'xyz'), { minLength: 1, maxLength: 120 }).map((parts) => parts.join(''));
+      const text = fc
+        .array(fc.constantFrom('a', 'b', '😀', 'xyz'), { minLength: 1, maxLength: 120 })
+        .map((parts) => parts.join(''));
       fc.assert(
-        fc.property(text, fc.array(fc.nat(), { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (line, at, maxLineChars) => {
-          let start = Math.max(line.length - maxLineChars, 0);
-          if (/[\udc00-\udfff]/.test(line.charAt(start))) start++;
-          expect(render(split(line, at), { maxLineChars }).partial).toBe(line.slice(start));
-        }),
+        fc.property(
+          text,
+          fc.array(fc.nat(), { maxLength: 40 }),
+          fc.integer({ min: 1, max: 9 }),
+          (line, at, maxLineChars) => {
+            let start = Math.max(line.length - maxLineChars, 0);
+            if (/[\udc00-\udfff]/.test(line.charAt(start))) start++;
+            expect(render(split(line, at), { maxLineChars }).partial).toBe(line.slice(start));
+          },
+        ),
         { numRuns: 1_000 },
       );
     });
@@ -222,13 +234,43 @@ describe('LineRenderer', () => {
       fc.string({ unit: 'binary-ascii', maxLength: 6 }),
       fc.string({ unit: 'binary', maxLength: 3 }),
       fc.constantFrom(
-        '\r', '\n', '\r\n', '\b', '\t', '\x1b', '\x1b[', '\x1b]', '\x1bP', '\x1b_', '\x1b(', '\x07', '\x1b\\',
-        '\x9b', '\x9d', '\x9c', '\x18', '1;31m', '0;title', '2K', 'K', '3G', '2C', '4D', '?25l', '😀', '\ud83d', '\ude00',
+        '\r',
+        '\n',
+        '\r\n',
+        '\b',
+        '\t',
+        '\x1b',
+        '\x1b[',
+        '\x1b]',
+        '\x1bP',
+        '\x1b_',
+        '\x1b(',
+        '\x07',
+        '\x1b\\',
+        '\x9b',
+        '\x9d',
+        '\x9c',
+        '\x18',
+        '1;31m',
+        '0;title',
+        '2K',
+        'K',
+        '3G',
+        '2C',
+        '4D',
+        '?25l',
+        '😀',
+        '\ud83d',
+        '\ude00',
       ),
     );
     const stream = fc.array(piece, { maxLength: 40 }).map((pieces) => pieces.join(''));
     const cuts = fc.array(fc.nat(), { maxLength: 12 });
-    const bounds = fc.constantFrom<LineRendererOptions>({}, { maxLineChars: 4, maxSequenceChars: 5 }, { maxLineChars: 1, maxSequenceChars: 1 });
+    const bounds = fc.constantFrom<LineRendererOptions>(
+      {},
+      { maxLineChars: 4, maxSequenceChars: 5 },
+      { maxLineChars: 1, maxSequenceChars: 1 },
+    );
 
     it('renders any split of the input exactly as the whole input', () => {
       fc.assert(
@@ -240,9 +282,7 @@ describe('LineRenderer', () => {
     });
 
     it('round-trips plain text without control characters, however it is split', () => {
-      const plainLine = fc
-        .string({ unit: 'binary' })
-        .map((line) => line.replace(/[\u0000-\u001f\u007f-\u009f]/g, ''));
+      const plainLine = fc.string({ unit: 'binary' }).map((line) => line.replace(/[\u0000-\u001f\u007f-\u009f]/g, ''));
       fc.assert(
         fc.property(fc.array(plainLine, { minLength: 1 }), cuts, (input, at) => {
           const { lines: completed, partial } = render(split(input.join('\n'), at));

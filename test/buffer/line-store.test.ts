@@ -1,52 +1,69 @@
 import fc from 'fast-check';
 import { LineStore } from '../../src/buffer/line-store.js';
 
-type Op = { kind: 'line'; text: string } | { kind: 'lines'; texts: string[]; prefix: string; suffix: string } | { kind: 'fit'; reserve: number };
+type Op =
+  | { kind: 'line'; text: string }
+  | { kind: 'lines'; texts: string[]; prefix: string; suffix: string }
+  | { kind: 'fit'; reserve: number };
 
 const text = fc.stringMatching(/^[a-z ]{0,9}$/);
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('line' as const), text }),
   // A run of plain lines inside a larger input, as the renderer hands it over.
-  fc.record({ kind: fc.constant('lines' as const), texts: fc.array(text, { minLength: 1, maxLength: 8 }), prefix: text, suffix: text }),
+  fc.record({
+    kind: fc.constant('lines' as const),
+    texts: fc.array(text, { minLength: 1, maxLength: 8 }),
+    prefix: text,
+    suffix: text,
+  }),
   fc.record({ kind: fc.constant('fit' as const), reserve: fc.integer({ min: 0, max: 12 }) }),
 );
 
 describe('LineStore', () => {
   it('keeps exactly the newest lines that fit, readable one by one and joined, whatever way they arrived', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 40 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 24 }), (ops, overhead, room, pieceChars) => {
-        // Room for the longest generated line (9) always, as the renderer guarantees.
-        const maxChars = 9 + 1 + overhead + room;
-        const store = new LineStore({ maxChars, overhead, pieceChars });
-        const all: string[] = [];
-        const cost = (line: string) => line.length + 1 + overhead;
-        let retained = 0;
-        for (const step of ops) {
-          let reserve = 0;
-          if (step.kind === 'line') {
-            store.line(step.text);
-            all.push(step.text);
-          } else if (step.kind === 'lines') {
-            const run = step.texts.map((t) => `${t}\n`).join('');
-            store.lines(`${step.prefix}${run}${step.suffix}`, step.prefix.length, step.prefix.length + run.length);
-            all.push(...step.texts);
-          } else {
-            store.fit(step.reserve);
-            reserve = step.reserve;
+      fc.property(
+        fc.array(op, { maxLength: 40 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 1, max: 24 }),
+        (ops, overhead, room, pieceChars) => {
+          // Room for the longest generated line (9) always, as the renderer guarantees.
+          const maxChars = 9 + 1 + overhead + room;
+          const store = new LineStore({ maxChars, overhead, pieceChars });
+          const all: string[] = [];
+          const cost = (line: string) => line.length + 1 + overhead;
+          let retained = 0;
+          for (const step of ops) {
+            let reserve = 0;
+            if (step.kind === 'line') {
+              store.line(step.text);
+              all.push(step.text);
+            } else if (step.kind === 'lines') {
+              const run = step.texts.map((t) => `${t}\n`).join('');
+              store.lines(`${step.prefix}${run}${step.suffix}`, step.prefix.length, step.prefix.length + run.length);
+              all.push(...step.texts);
+            } else {
+              store.fit(step.reserve);
+              reserve = step.reserve;
+            }
+            // The reference: the longest suffix of all lines whose cost (plus the reserve, at a fit) is in the bound.
+            retained = Math.min(
+              retained + (step.kind === 'line' ? 1 : step.kind === 'lines' ? step.texts.length : 0),
+              all.length,
+            );
+            let chars = all.slice(all.length - retained).reduce((sum, line) => sum + cost(line), 0);
+            // (Every generated line fits alone, so outside a fit the newest line always stays.)
+            while (retained > 0 && chars + reserve > maxChars) chars -= cost(all[all.length - retained--] as string);
+            const kept = all.slice(all.length - retained);
+            expect(store.size).toBe(kept.length);
+            expect(store.dropped).toBe(all.length - kept.length);
+            expect(store.chars).toBe(chars);
+            expect(kept.map((_, i) => store.text(store.dropped + i))).toEqual(kept);
+            expect(store.joined()).toBe(kept.map((line) => `${line}\n`).join(''));
           }
-          // The reference: the longest suffix of all lines whose cost (plus the reserve, at a fit) is in the bound.
-          retained = Math.min(retained + (step.kind === 'line' ? 1 : step.kind === 'lines' ? step.texts.length : 0), all.length);
-          let chars = all.slice(all.length - retained).reduce((sum, line) => sum + cost(line), 0);
-          // (Every generated line fits alone, so outside a fit the newest line always stays.)
-          while (retained > 0 && chars + reserve > maxChars) chars -= cost(all[all.length - retained--] as string);
-          const kept = all.slice(all.length - retained);
-          expect(store.size).toBe(kept.length);
-          expect(store.dropped).toBe(all.length - kept.length);
-          expect(store.chars).toBe(chars);
-          expect(kept.map((_, i) => store.text(store.dropped + i))).toEqual(kept);
-          expect(store.joined()).toBe(kept.map((line) => `${line}\n`).join(''));
-        }
-      }),
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -55,30 +72,43 @@ describe('LineStore', () => {
     const line = fc.stringMatching(/^[a-z]{0,3}$|^[a-z]{60,70}$/);
     const run = fc.array(line, { minLength: 1, maxLength: 300 });
     fc.assert(
-      fc.property(fc.array(fc.oneof(run, line), { minLength: 1, maxLength: 12 }), fc.integer({ min: 200, max: 4_000 }), fc.array(fc.nat(), { maxLength: 40 }), (steps, room, picks) => {
-        const overhead = 3;
-        const maxChars = 71 + overhead + room;
-        const store = new LineStore({ maxChars, overhead, pieceChars: 100 });
-        const all: string[] = [];
-        for (const step of steps) {
-          if (typeof step === 'string') store.line(step);
-          else store.lines(step.map((t) => `${t}\n`).join(''), 0, step.map((t) => `${t}\n`).join('').length);
-          all.push(...(typeof step === 'string' ? [step] : step));
-        }
-        store.fit(0);
-        let retained = 0;
-        let chars = 0;
-        while (retained < all.length && chars + (all[all.length - 1 - retained] as string).length + 1 + overhead <= maxChars) {
-          chars += (all[all.length - 1 - retained] as string).length + 1 + overhead;
-          retained++;
-        }
-        expect([store.size, store.dropped, store.chars]).toEqual([retained, all.length - retained, chars]);
-        for (const pick of picks) {
-          const n = store.dropped + (pick % retained);
-          expect(store.text(n)).toBe(all[n]);
-        }
-        expect(store.joined()).toBe(all.slice(all.length - retained).map((t) => `${t}\n`).join(''));
-      }),
+      fc.property(
+        fc.array(fc.oneof(run, line), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 200, max: 4_000 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (steps, room, picks) => {
+          const overhead = 3;
+          const maxChars = 71 + overhead + room;
+          const store = new LineStore({ maxChars, overhead, pieceChars: 100 });
+          const all: string[] = [];
+          for (const step of steps) {
+            if (typeof step === 'string') store.line(step);
+            else store.lines(step.map((t) => `${t}\n`).join(''), 0, step.map((t) => `${t}\n`).join('').length);
+            all.push(...(typeof step === 'string' ? [step] : step));
+          }
+          store.fit(0);
+          let retained = 0;
+          let chars = 0;
+          while (
+            retained < all.length &&
+            chars + (all[all.length - 1 - retained] as string).length + 1 + overhead <= maxChars
+          ) {
+            chars += (all[all.length - 1 - retained] as string).length + 1 + overhead;
+            retained++;
+          }
+          expect([store.size, store.dropped, store.chars]).toEqual([retained, all.length - retained, chars]);
+          for (const pick of picks) {
+            const n = store.dropped + (pick % retained);
+            expect(store.text(n)).toBe(all[n]);
+          }
+          expect(store.joined()).toBe(
+            all
+              .slice(all.length - retained)
+              .map((t) => `${t}\n`)
+              .join(''),
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -98,22 +98,30 @@ describe('OutputBuffer agreed API', () => {
 
     it('agrees with the concatenated input for any chunking and bound', () => {
       fc.assert(
-        fc.property(fc.array(fc.string({ maxLength: 20 }), { maxLength: 30 }), fc.integer({ min: 1, max: 40 }), fc.nat(), (chunks, maxRawChars, pick) => {
-          const buffer = new OutputBuffer({ maxRawChars });
-          const all = chunks.join('');
-          for (const chunk of chunks) buffer.append(chunk);
-          expect(buffer.totalRawChars).toBe(all.length);
-          const offset = all.length === 0 ? 0 : pick % (all.length + 1);
-          const { text, from } = buffer.rawSince(offset);
-          expect(from).toBe(Math.max(offset, all.length - maxRawChars));
-          expect(text).toBe(all.slice(from));
-        }),
+        fc.property(
+          fc.array(fc.string({ maxLength: 20 }), { maxLength: 30 }),
+          fc.integer({ min: 1, max: 40 }),
+          fc.nat(),
+          (chunks, maxRawChars, pick) => {
+            const buffer = new OutputBuffer({ maxRawChars });
+            const all = chunks.join('');
+            for (const chunk of chunks) buffer.append(chunk);
+            expect(buffer.totalRawChars).toBe(all.length);
+            const offset = all.length === 0 ? 0 : pick % (all.length + 1);
+            const { text, from } = buffer.rawSince(offset);
+            expect(from).toBe(Math.max(offset, all.length - maxRawChars));
+            expect(text).toBe(all.slice(from));
+          },
+        ),
       );
     });
   });
 
   it('linesFrom, completedLines and partialLine agree with an unbounded renderer for any chunking', () => {
-    const piece = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('\n', '\r\n', '\r', '\x1b[2K', '\x1b[32m', 'ab\ncd\nef\n'));
+    const piece = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom('\n', '\r\n', '\r', '\x1b[2K', '\x1b[32m', 'ab\ncd\nef\n'),
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 1, max: 16 }), (chunks, pieceChars) => {
         const buffer = new OutputBuffer({ pieceChars });

@@ -37,19 +37,24 @@ describe('OutputBuffer raw offsets (totalRawChars, rawSince)', () => {
 
   it('matches the whole text ever appended, cut to what is kept, for any chunks and offsets', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 20 }), { maxLength: 30 }), fc.integer({ min: 1, max: 50 }), fc.nat(700), (chunks, max, offset) => {
-        const buffer = new OutputBuffer({ maxRawChars: max });
-        for (const chunk of chunks) buffer.append(chunk);
-        const all = chunks.join('');
-        const { text, from } = buffer.rawSince(offset);
-        expect(buffer.totalRawChars).toBe(all.length);
-        expect(from + text.length).toBe(all.length);
-        expect(text).toBe(all.slice(from));
-        expect(from).toBeGreaterThanOrEqual(Math.min(offset, all.length));
-        expect(text.length).toBeLessThanOrEqual(max);
-        // Nothing kept is withheld: from is the asked offset unless that was dropped.
-        if (offset >= all.length - Math.min(max, all.length) + 1) expect(from).toBe(Math.min(offset, all.length));
-      }),
+      fc.property(
+        fc.array(fc.string({ maxLength: 20 }), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.nat(700),
+        (chunks, max, offset) => {
+          const buffer = new OutputBuffer({ maxRawChars: max });
+          for (const chunk of chunks) buffer.append(chunk);
+          const all = chunks.join('');
+          const { text, from } = buffer.rawSince(offset);
+          expect(buffer.totalRawChars).toBe(all.length);
+          expect(from + text.length).toBe(all.length);
+          expect(text).toBe(all.slice(from));
+          expect(from).toBeGreaterThanOrEqual(Math.min(offset, all.length));
+          expect(text.length).toBeLessThanOrEqual(max);
+          // Nothing kept is withheld: from is the asked offset unless that was dropped.
+          if (offset >= all.length - Math.min(max, all.length) + 1) expect(from).toBe(Math.min(offset, all.length));
+        },
+      ),
     );
   });
 });

@@ -7,7 +7,8 @@ import { LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS } from '../../src/limits.js';
 const texts = (buffer: OutputBuffer): string[] => buffer.page(0, buffer.retainedLines).map((line) => line.text);
 
 /** What the bound counts: every retained line plus its newline plus the per-line overhead. */
-const cost = (buffer: OutputBuffer, overhead = LINE_OVERHEAD_CHARS): number => texts(buffer).reduce((sum, text) => sum + text.length + 1 + overhead, 0);
+const cost = (buffer: OutputBuffer, overhead = LINE_OVERHEAD_CHARS): number =>
+  texts(buffer).reduce((sum, text) => sum + text.length + 1 + overhead, 0);
 
 describe('OutputBuffer', () => {
   describe('lines and numbering', () => {
@@ -203,32 +204,40 @@ describe('OutputBuffer', () => {
 
     it('never retains more than the bound and keeps exactly the newest lines that fit', () => {
       fc.assert(
-        fc.property(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 0, max: 28 }), fc.integer({ min: 0, max: 6 }), (chunks, room, overhead) => {
-          const maxChars = 2 + overhead + room;
-          const buffer = new OutputBuffer({ maxChars, lineOverheadChars: overhead });
-          // The reference renders everything unbounded (lines cut to the same length) and keeps what fits.
-          const reference = new LineRenderer({ maxLineChars: maxChars - 1 - overhead });
-          const all: string[] = [];
-          for (const chunk of chunks) {
-            buffer.append(chunk);
-            all.push(...reference.push(chunk));
-            const partial = reference.partial();
-            const everything = partial === '' ? all : [...all, partial];
+        fc.property(
+          fc.array(piece, { maxLength: 60 }),
+          fc.integer({ min: 0, max: 28 }),
+          fc.integer({ min: 0, max: 6 }),
+          (chunks, room, overhead) => {
+            const maxChars = 2 + overhead + room;
+            const buffer = new OutputBuffer({ maxChars, lineOverheadChars: overhead });
+            // The reference renders everything unbounded (lines cut to the same length) and keeps what fits.
+            const reference = new LineRenderer({ maxLineChars: maxChars - 1 - overhead });
+            const all: string[] = [];
+            for (const chunk of chunks) {
+              buffer.append(chunk);
+              all.push(...reference.push(chunk));
+              const partial = reference.partial();
+              const everything = partial === '' ? all : [...all, partial];
 
-            let kept = 0;
-            let chars = 0;
-            while (kept < everything.length && chars + (everything[everything.length - 1 - kept]?.length ?? 0) + 1 + overhead <= maxChars) {
-              chars += (everything[everything.length - 1 - kept]?.length ?? 0) + 1 + overhead;
-              kept++;
+              let kept = 0;
+              let chars = 0;
+              while (
+                kept < everything.length &&
+                chars + (everything[everything.length - 1 - kept]?.length ?? 0) + 1 + overhead <= maxChars
+              ) {
+                chars += (everything[everything.length - 1 - kept]?.length ?? 0) + 1 + overhead;
+                kept++;
+              }
+              expect(cost(buffer, overhead)).toBeLessThanOrEqual(maxChars);
+              expect(buffer.stats().retainedChars).toBe(cost(buffer, overhead));
+              expect(texts(buffer)).toEqual(everything.slice(everything.length - kept));
+              expect(buffer.totalLines).toBe(everything.length);
+              expect(buffer.firstLine).toBe(everything.length - kept + 1);
+              expect(buffer.tail(1)[0]?.lineNumber ?? buffer.totalLines).toBe(buffer.totalLines);
             }
-            expect(cost(buffer, overhead)).toBeLessThanOrEqual(maxChars);
-            expect(buffer.stats().retainedChars).toBe(cost(buffer, overhead));
-            expect(texts(buffer)).toEqual(everything.slice(everything.length - kept));
-            expect(buffer.totalLines).toBe(everything.length);
-            expect(buffer.firstLine).toBe(everything.length - kept + 1);
-            expect(buffer.tail(1)[0]?.lineNumber ?? buffer.totalLines).toBe(buffer.totalLines);
-          }
-        }),
+          },
+        ),
         { numRuns: 500 },
       );
     });
@@ -248,7 +257,9 @@ describe('OutputBuffer', () => {
 
   it('rejects bounds too small to hold a line', () => {
     expect(() => new OutputBuffer({ maxChars: 1, lineOverheadChars: 0 })).toThrow(RangeError);
-    expect(() => new OutputBuffer({ maxChars: 2 + LINE_OVERHEAD_CHARS - 1 })).toThrow(/maxChars must be an integer >= 18/);
+    expect(() => new OutputBuffer({ maxChars: 2 + LINE_OVERHEAD_CHARS - 1 })).toThrow(
+      /maxChars must be an integer >= 18/,
+    );
     expect(() => new OutputBuffer({ lineOverheadChars: -1 })).toThrow(RangeError);
     expect(() => new OutputBuffer({ maxRawChars: 0 })).toThrow(RangeError);
   });

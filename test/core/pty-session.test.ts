@@ -38,14 +38,37 @@ function fakeProcess(scheduler: TestScheduler, marbles: string) {
   const values: Record<string, PtyEvent> = {
     s: { kind: 'started', handle },
     o: { kind: 'output', text: 'line\n', bytes: 5 },
-    x: { kind: 'exit', exitCode: 0, signal: null, inferredSignal: null, scriptStderr: '', lingering: { count: 0, listed: [] } },
-    k: { kind: 'exit', exitCode: 143, signal: null, inferredSignal: 'SIGTERM', scriptStderr: '', lingering: { count: 0, listed: [] } },
+    x: {
+      kind: 'exit',
+      exitCode: 0,
+      signal: null,
+      inferredSignal: null,
+      scriptStderr: '',
+      lingering: { count: 0, listed: [] },
+    },
+    k: {
+      kind: 'exit',
+      exitCode: 143,
+      signal: null,
+      inferredSignal: 'SIGTERM',
+      scriptStderr: '',
+      lingering: { count: 0, listed: [] },
+    },
   };
   const events = scheduler.createColdObservable<PtyEvent>(marbles, values);
-  return { events, terminations, spawn: (() => events) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$ };
+  return {
+    events,
+    terminations,
+    spawn: (() => events) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$,
+  };
 }
 
-function session(scheduler: TestScheduler, process: ReturnType<typeof fakeProcess>, deps: { close$?: Observable<unknown>; ownerDeleted$?: Observable<string> } = {}, over: Partial<PtyInfo> = {}) {
+function session(
+  scheduler: TestScheduler,
+  process: ReturnType<typeof fakeProcess>,
+  deps: { close$?: Observable<unknown>; ownerDeleted$?: Observable<string> } = {},
+  over: Partial<PtyInfo> = {},
+) {
   const exits: string[] = [];
   const s = new PtySession(info(over), spec, {
     reaper: new Reaper(),
@@ -199,7 +222,9 @@ describe('PtySession and lingering members (virtual time)', () => {
   /** `s` started, `x` exit 0 with one member left, `k` exit 143 with one member left, `m` the session emptied. */
   function lingeringProcess(scheduler: TestScheduler, marbles: string, sweep: string) {
     const terminations: number[] = [];
-    const sweep$ = scheduler.createColdObservable(sweep, { r: { termed: 1, escalated: true, scriptKilled: false, survivors: none } });
+    const sweep$ = scheduler.createColdObservable(sweep, {
+      r: { termed: 1, escalated: true, scriptKilled: false, survivors: none },
+    });
     const handle: PtyHandle = {
       pid: 100,
       terminalSid: 101,
@@ -216,7 +241,12 @@ describe('PtySession and lingering members (virtual time)', () => {
       k: { kind: 'exit', exitCode: 143, signal: null, inferredSignal: 'SIGTERM', scriptStderr: '', lingering: one },
       m: { kind: 'members', lingering: none },
     });
-    return { events, sweep$, terminations, spawn: (() => events) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$ };
+    return {
+      events,
+      sweep$,
+      terminations,
+      spawn: (() => events) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$,
+    };
   }
 
   it('kill racing a leader that exits with members left: one sweep, status killed only once the session is empty, one notice', () => {

@@ -28,18 +28,34 @@ describe('e2e harness (opencode run)', () => {
 
   it('offers a plugins/ tool to the model, runs it, and shows the model its result; tool errors and auto-rejected asks too', async () => {
     model = await MockModel.start({
-      script: [toolCall('echo_probe', {}, 'call_echo'), toolCall('fail_probe', {}, 'call_fail'), toolCall('ask_probe', {}, 'call_ask'), text('all done')],
+      script: [
+        toolCall('echo_probe', {}, 'call_echo'),
+        toolCall('fail_probe', {}, 'call_fail'),
+        toolCall('ask_probe', {}, 'call_ask'),
+        text('all done'),
+      ],
     });
     const h = await OpencodeHarness.create({ model, label: 'run-plugins-dir', permission: { bash: 'ask' } });
     const probeLog = path.join(h.root, 'probe.jsonl');
     // named AND default export of the same function (like LocalPtyPlugin + default): initialised once?
-    h.writePluginFile('probe.js', probePluginSource(probeLog, 'ProbePlugin', { alsoDefault: true, disposeDelayMs: 1_000 }));
+    h.writePluginFile(
+      'probe.js',
+      probePluginSource(probeLog, 'ProbePlugin', { alsoDefault: true, disposeDelayMs: 1_000 }),
+    );
 
-    h.writePluginFile('thrower.js', 'export const Thrower = async () => { throw new Error("init failed on purpose"); };\n');
+    h.writePluginFile(
+      'thrower.js',
+      'export const Thrower = async () => { throw new Error("init failed on purpose"); };\n',
+    );
     const run = await h.runOnce('please call the probe');
     show('run.pluginLoadErrors', run.pluginLoadErrors);
     expect(run.pluginLoadErrors).toEqual([expect.stringMatching(/plugins\/thrower\.js: init failed on purpose$/)]);
-    if (run.code !== 0) show('run output', { stdout: run.stdout.slice(-3000), stderr: run.stderr.slice(-3000), logs: h.logs().slice(-3000) });
+    if (run.code !== 0)
+      show('run output', {
+        stdout: run.stdout.slice(-3000),
+        stderr: run.stderr.slice(-3000),
+        logs: h.logs().slice(-3000),
+      });
     expect(run.timedOut).toBe(false);
     expect(run.code).toBe(0);
 
@@ -66,14 +82,29 @@ describe('e2e harness (opencode run)', () => {
     expect(model.toolResult('call_ask')).toBeUndefined();
 
     const toolEvents = run.events.filter((e) => e.type === 'tool_use');
-    show('run --format json tool_use states', toolEvents.map((e) => (e.part as { state: unknown }).state));
-    show('run --format json event types', run.events.map((e) => e.type));
+    show(
+      'run --format json tool_use states',
+      toolEvents.map((e) => (e.part as { state: unknown }).state),
+    );
+    show(
+      'run --format json event types',
+      run.events.map((e) => e.type),
+    );
     expect(toolEvents).toHaveLength(3);
 
     const entries = readProbeLog(probeLog);
-    show('probe init', entries.filter((e) => e.kind === 'init'));
-    show('probe execute ctx', entries.find((e) => e.kind === 'execute'));
-    show('probe asked', entries.filter((e) => e.kind === 'asked'));
+    show(
+      'probe init',
+      entries.filter((e) => e.kind === 'init'),
+    );
+    show(
+      'probe execute ctx',
+      entries.find((e) => e.kind === 'execute'),
+    );
+    show(
+      'probe asked',
+      entries.filter((e) => e.kind === 'asked'),
+    );
     show('probe dispose count', entries.filter((e) => e.kind === 'dispose').length);
     show('event types seen by the plugin', [...new Set(entries.filter((e) => e.kind === 'event').map((e) => e.type))]);
     expect(entries.filter((e) => e.kind === 'init')).toHaveLength(1);
@@ -85,7 +116,9 @@ describe('e2e harness (opencode run)', () => {
   });
 
   it('loads a package dir from the `plugin` config key (via exports) and `--auto` approves asks', async () => {
-    model = await MockModel.start({ script: [toolCall('ask_probe', {}, 'call_ask'), toolCall('big_probe', {}, 'call_big'), text('done')] });
+    model = await MockModel.start({
+      script: [toolCall('ask_probe', {}, 'call_ask'), toolCall('big_probe', {}, 'call_big'), text('done')],
+    });
     // a package dir outside the project, loaded as file:///abs/dir through its package.json `exports`
     const pkgRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'oc-e2e-probe-pkg-'));
     const pkgDir = path.join(pkgRoot, 'probe-pkg');
@@ -93,10 +126,19 @@ describe('e2e harness (opencode run)', () => {
     fs.mkdirSync(path.join(pkgDir, 'dist'), { recursive: true });
     fs.writeFileSync(
       path.join(pkgDir, 'package.json'),
-      JSON.stringify({ name: 'probe-pkg', version: '0.0.0', type: 'module', main: './dist/index.js', exports: { '.': { default: './dist/index.js' } } }),
+      JSON.stringify({
+        name: 'probe-pkg',
+        version: '0.0.0',
+        type: 'module',
+        main: './dist/index.js',
+        exports: { '.': { default: './dist/index.js' } },
+      }),
     );
     // named AND default export of the same function, like the real plugin (LocalPtyPlugin + default)
-    fs.writeFileSync(path.join(pkgDir, 'dist', 'index.js'), probePluginSource(probeLog, 'ProbePkgPlugin', { alsoDefault: true }));
+    fs.writeFileSync(
+      path.join(pkgDir, 'dist', 'index.js'),
+      probePluginSource(probeLog, 'ProbePkgPlugin', { alsoDefault: true }),
+    );
 
     const h = await OpencodeHarness.create({
       model,
@@ -105,7 +147,8 @@ describe('e2e harness (opencode run)', () => {
       plugin: [pathToFileURL(pkgDir).href],
       // and one more plugin in the project's .opencode/plugins/ (a second config dir)
       projectPluginFiles: {
-        'project-probe.js': 'export const ProjectProbe = async () => ({ tool: { project_probe: { description: "p", args: {}, async execute() { return "project-ok"; } } } });\n',
+        'project-probe.js':
+          'export const ProjectProbe = async () => ({ tool: { project_probe: { description: "p", args: {}, async execute() { return "project-ok"; } } } });\n',
       },
     });
     try {
@@ -115,7 +158,11 @@ describe('e2e harness (opencode run)', () => {
       expect(model.modelRequests[0]!.toolNames).toContain('project_probe');
       expect(model.toolResult('call_ask')).toBe('ask-allowed');
       const big = model.toolResult('call_big')!;
-      show('150 kB tool output as the model sees it', { length: big.length, head: big.slice(0, 80), tail: big.slice(-400) });
+      show('150 kB tool output as the model sees it', {
+        length: big.length,
+        head: big.slice(0, 80),
+        tail: big.slice(-400),
+      });
       const inits = readProbeLog(probeLog).filter((e) => e.kind === 'init');
       show('inits with named+default export of one function', inits.length);
       expect(inits).toHaveLength(1);
@@ -142,7 +189,9 @@ describe('e2e harness (opencode serve + SDK v2)', () => {
     const server = await timed(h.label, 'serve() until ready', () => h.serve());
     const { client, events } = server;
 
-    const created = await timed(h.label, 'session.create', () => client.session.create({ title: 'e2e' }, { throwOnError: true }));
+    const created = await timed(h.label, 'session.create', () =>
+      client.session.create({ title: 'e2e' }, { throwOnError: true }),
+    );
     const sessionID = created.data.id;
     show('session.create data keys', Object.keys(created.data).sort());
 
@@ -155,7 +204,10 @@ describe('e2e harness (opencode serve + SDK v2)', () => {
     show('serve: tools offered', model.modelRequests[0]!.toolNames);
     show('serve: toolIds (GET /experimental/tool/ids)', server.toolIds);
     expect([...server.toolIds].sort()).toEqual(expect.arrayContaining(['ask_probe', 'echo_probe']));
-    show('serve: plugin init input', readProbeLog(probeLog).find((e) => e.kind === 'init'));
+    show(
+      'serve: plugin init input',
+      readProbeLog(probeLog).find((e) => e.kind === 'init'),
+    );
     expect(model.titleRequests).toHaveLength(0); // session created with a title: no title generation
     await events.waitForType('session.idle', (e) => e.properties.sessionID === sessionID);
 
@@ -165,28 +217,52 @@ describe('e2e harness (opencode serve + SDK v2)', () => {
     await timed(h.label, 'session.promptAsync', () =>
       client.session.promptAsync({ sessionID, parts: [{ type: 'text', text: 'ask me' }] }, { throwOnError: true }),
     );
-    const asked = await timed(h.label, 'wait permission.asked', () => events.waitForType('permission.asked', (e) => e.properties.sessionID === sessionID));
+    const asked = await timed(h.label, 'wait permission.asked', () =>
+      events.waitForType('permission.asked', (e) => e.properties.sessionID === sessionID),
+    );
     show('permission.asked event (SSE)', asked);
     expect(asked.properties.permission).toBe('bash');
     expect(asked.properties.patterns).toEqual(['x']);
     const pending = await client.permission.list({}, { throwOnError: true });
     show('permission.list while pending', pending.data);
-    await timed(h.label, 'permission.reply once', () => client.permission.reply({ requestID: asked.properties.id, reply: 'once' }, { throwOnError: true }));
-    const replied = await events.waitForType('permission.replied', (e) => e.properties.requestID === asked.properties.id);
+    await timed(h.label, 'permission.reply once', () =>
+      client.permission.reply({ requestID: asked.properties.id, reply: 'once' }, { throwOnError: true }),
+    );
+    const replied = await events.waitForType(
+      'permission.replied',
+      (e) => e.properties.requestID === asked.properties.id,
+    );
     show('permission.replied event (SSE)', replied);
-    await events.waitFor((e) => e.type === 'session.idle' && events.ofType('session.idle').length > idleBefore, 30_000, 'session.idle after ask');
+    await events.waitFor(
+      (e) => e.type === 'session.idle' && events.ofType('session.idle').length > idleBefore,
+      30_000,
+      'session.idle after ask',
+    );
     expect(model.toolResult('call_s_ask1')).toBe('ask-allowed');
 
     // 3. permission.asked -> reject: how the rejection reaches the model
     model.enqueue(toolCall('ask_probe', {}, 'call_s_ask2'), text('asked twice'));
-    await client.session.promptAsync({ sessionID, parts: [{ type: 'text', text: 'ask me again' }] }, { throwOnError: true });
+    await client.session.promptAsync(
+      { sessionID, parts: [{ type: 'text', text: 'ask me again' }] },
+      { throwOnError: true },
+    );
     const asked2 = await events.waitForType('permission.asked', (e) => e.properties.id !== asked.properties.id);
     await client.permission.reply({ requestID: asked2.properties.id, reply: 'reject' }, { throwOnError: true });
     // a rejected ask ends the turn: the model is NOT called with the result (it sees it on the next prompt)
-    await events.waitFor(() => events.ofType('session.idle').length >= idleBefore + 2, 30_000, 'session.idle after reject');
+    await events.waitFor(
+      () => events.ofType('session.idle').length >= idleBefore + 2,
+      30_000,
+      'session.idle after reject',
+    );
     await waitForProbe(probeLog, (e) => e.kind === 'asked' && e.outcome === 'rejected');
-    show('probe: ctx.ask rejection error', readProbeLog(probeLog).find((e) => e.kind === 'asked' && e.outcome === 'rejected'));
-    show('session.error events so far', events.ofType('session.error').map((e) => e.properties));
+    show(
+      'probe: ctx.ask rejection error',
+      readProbeLog(probeLog).find((e) => e.kind === 'asked' && e.outcome === 'rejected'),
+    );
+    show(
+      'session.error events so far',
+      events.ofType('session.error').map((e) => e.properties),
+    );
     expect(model.pending).toBe(1); // 'asked twice' was not consumed
     expect(model.toolResult('call_s_ask2')).toBeUndefined();
     model.enqueue(); // keep queue mode
@@ -195,7 +271,11 @@ describe('e2e harness (opencode serve + SDK v2)', () => {
     const requestsBefore = model.requests.length;
     const noReply = await timed(h.label, 'session.prompt noReply', () =>
       client.session.prompt(
-        { sessionID, noReply: true, parts: [{ type: 'text', text: 'NOTE-FROM-PLUGIN: pty 1 exited', synthetic: true }] },
+        {
+          sessionID,
+          noReply: true,
+          parts: [{ type: 'text', text: 'NOTE-FROM-PLUGIN: pty 1 exited', synthetic: true }],
+        },
         { throwOnError: true },
       ),
     );
@@ -215,8 +295,17 @@ describe('e2e harness (opencode serve + SDK v2)', () => {
     const deleted = await events.waitForType('session.deleted', (e) => e.properties.sessionID === sessionID);
     show('session.deleted event (SSE) properties keys', Object.keys(deleted.properties).sort());
     const hookDeleted = await waitForProbe(probeLog, (e) => e.kind === 'event' && e.type === 'session.deleted');
-    show('session.deleted as the plugin event hook sees it (properties keys)', Object.keys(hookDeleted.properties as object).sort());
-    show('event types seen by plugin hook', [...new Set(readProbeLog(probeLog).filter((e) => e.kind === 'event').map((e) => e.type))]);
+    show(
+      'session.deleted as the plugin event hook sees it (properties keys)',
+      Object.keys(hookDeleted.properties as object).sort(),
+    );
+    show('event types seen by plugin hook', [
+      ...new Set(
+        readProbeLog(probeLog)
+          .filter((e) => e.kind === 'event')
+          .map((e) => e.type),
+      ),
+    ]);
     const hookAsked = readProbeLog(probeLog).find((e) => e.kind === 'event' && e.type === 'permission.asked');
     show('permission.asked as the plugin event hook sees it', hookAsked?.properties);
 
@@ -236,7 +325,7 @@ describe('e2e harness (opencode serve + SDK v2)', () => {
 });
 
 describe('e2e harness (plugin load failures)', () => {
-  it('serve() fails fast with OpenCode\'s own message when a plugin cannot load (opencode run would skip it silently)', async () => {
+  it("serve() fails fast with OpenCode's own message when a plugin cannot load (opencode run would skip it silently)", async () => {
     const model = await MockModel.start();
     try {
       const h = await OpencodeHarness.create({
@@ -278,7 +367,10 @@ describe('e2e harness (stop without dispose, leftovers)', () => {
     h.writePluginFile('probe.js', probePluginSource(probeLog));
     const server = await h.serve();
     const { data: session } = await server.client.session.create({}, { throwOnError: true });
-    await server.client.session.prompt({ sessionID: session.id, parts: [{ type: 'text', text: 'spawn' }] }, { throwOnError: true });
+    await server.client.session.prompt(
+      { sessionID: session.id, parts: [{ type: 'text', text: 'spawn' }] },
+      { throwOnError: true },
+    );
     show('serve, session.create without title: title requests', model.titleRequests.length);
     const pid = Number(/spawned (\d+)/.exec(model.toolResult('call_spawn') ?? '')?.[1]);
     expect(pid).toBeGreaterThan(0);
@@ -286,7 +378,10 @@ describe('e2e harness (stop without dispose, leftovers)', () => {
     const stopped = await server.stop({ disposeInstance: false });
     show('stop (SIGTERM only)', stopped);
     const entries = readProbeLog(probeLog);
-    show('probe inits / disposes after SIGTERM only', { inits: entries.filter((e) => e.kind === 'init').length, disposes: entries.filter((e) => e.kind === 'dispose').length });
+    show('probe inits / disposes after SIGTERM only', {
+      inits: entries.filter((e) => e.kind === 'init').length,
+      disposes: entries.filter((e) => e.kind === 'dispose').length,
+    });
     expect(entries.filter((e) => e.kind === 'dispose')).toHaveLength(0);
 
     const left = h.leftoverProcesses();
@@ -304,7 +399,7 @@ describe('e2e harness (real @opencode-ai/plugin, zod args)', () => {
     await model?.close();
   });
 
-  it('tool() with the host zod (tool.schema) and with this repo\'s own zod: the schema offered, and no validation', async () => {
+  it("tool() with the host zod (tool.schema) and with this repo's own zod: the schema offered, and no validation", async () => {
     model = await MockModel.start({
       script: [
         toolCall('zod_host_probe', { text: 'ab', n: 2 }, 'call_host_ok'),
@@ -370,10 +465,15 @@ export const ZodProbe = async () => ({
     show('host zod, n omitted (default 1) as the model sees it', model.toolResult('call_host_default'));
     show('model requests / pending', [model.modelRequests.length, model.pending]);
     // Pinned 1.18.33 behaviour (see README): the host's zod keeps every check in the offered JSON Schema…
-    expect(schemaOf('zod_host_rich')).toMatchObject({ properties: { id: { pattern: '^pty_[0-9a-f]{8}$' }, list: { maxItems: 3 }, s: { minLength: 1, maxLength: 5 } } });
+    expect(schemaOf('zod_host_rich')).toMatchObject({
+      properties: { id: { pattern: '^pty_[0-9a-f]{8}$' }, list: { maxItems: 3 }, s: { minLength: 1, maxLength: 5 } },
+    });
     // …and so does this repo's zod since it is pinned to the host's version (4.1.8). With zod 4.6.7 here,
     // `pattern`, `maxItems`, `minLength`/`maxLength` vanished and `id` was offered as `{description, type}` only.
-    const ownRich = schemaOf('zod_own_rich') as { properties: Record<string, Record<string, unknown>>; required: string[] };
+    const ownRich = schemaOf('zod_own_rich') as {
+      properties: Record<string, Record<string, unknown>>;
+      required: string[];
+    };
     expect(ownRich.properties.id).toEqual({ description: 'id', type: 'string', pattern: '^pty_[0-9a-f]{8}$' });
     expect(ownRich.properties.list).toEqual({ type: 'array', items: { type: 'string' }, maxItems: 3 });
     expect(ownRich.properties.s).toEqual({ type: 'string', minLength: 1, maxLength: 5 });

@@ -14,7 +14,10 @@ import type { EventRecorder, OpencodeEvent } from './opencode-harness.js';
 export type FlowStep = (req: RecordedRequest) => ScriptStep | { repeat: ScriptStep } | 'next';
 
 /** Installs `steps` as the model's script; requests after the last step get the mock's fallback text. */
-export function runFlow(model: MockModel, steps: FlowStep[]): { readonly done: boolean; readonly requests: RecordedRequest[] } {
+export function runFlow(
+  model: MockModel,
+  steps: FlowStep[],
+): { readonly done: boolean; readonly requests: RecordedRequest[] } {
   let i = 0;
   const requests: RecordedRequest[] = [];
   model.setScript((req) => {
@@ -41,7 +44,12 @@ export function runFlow(model: MockModel, steps: FlowStep[]): { readonly done: b
  * the result of the last one (or `max` calls were made), then hands over to the next step. Repeats wait
  * `delayMs` before answering, so a program has time to print.
  */
-export function until(call: (n: number) => ScriptStep, done: (req: RecordedRequest, lastCallId: string) => boolean, max = 20, delayMs = 150): FlowStep {
+export function until(
+  call: (n: number) => ScriptStep,
+  done: (req: RecordedRequest, lastCallId: string) => boolean,
+  max = 20,
+  delayMs = 150,
+): FlowStep {
   let n = 0;
   let lastId = '';
   return (req) => {
@@ -57,7 +65,10 @@ export function until(call: (n: number) => ScriptStep, done: (req: RecordedReque
 /** The tool result for `callId` in this request, parsed as the JSON envelope the plugin returns. */
 export function result<T = Record<string, unknown>>(req: RecordedRequest, callId: string): T {
   const found = req.toolResults.find((t) => t.tool_call_id === callId);
-  if (!found) throw new Error(`no tool result for ${callId} in request ${req.index} (results: ${req.toolResults.map((t) => t.tool_call_id).join(', ')})`);
+  if (!found)
+    throw new Error(
+      `no tool result for ${callId} in request ${req.index} (results: ${req.toolResults.map((t) => t.tool_call_id).join(', ')})`,
+    );
   try {
     return JSON.parse(found.content) as T;
   } catch {

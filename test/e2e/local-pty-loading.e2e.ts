@@ -30,70 +30,83 @@ describeBuilt('built plugin loads in OpenCode', () => {
     ['project .opencode/plugins/ dir shim', localPtyViaProjectPluginsDir],
   ];
 
-  it.each(ways)('via %s: no load error, initialised once, the five pty_* tools offered with their schemas, pty_list runs', async (_name, how) => {
-    const model = await MockModel.start({ script: [toolCall('pty_list', {}, 'call_list'), text('ok')] });
-    try {
-      const h = await OpencodeHarness.create({ model, label: 'local-pty-loading', ...how() });
-      const server = await h.serve(); // throws on any plugin load error
-      // initialised once (a second initialisation registers every pty_* tool again: seen with a module exporting
-      // two distinct wrapper functions), in the plugin's own order; the model is offered them sorted by name
-      expect(server.toolIds.filter((id) => id.startsWith('pty_'))).toEqual(PTY_TOOLS.map((t) => t.name));
-      expect(PTY_TOOLS.map((t) => t.name)).toEqual(['pty_spawn', 'pty_write', 'pty_read', 'pty_list', 'pty_kill']);
-      const { data: session } = await server.client.session.create({}, { throwOnError: true });
-      await server.client.session.prompt({ sessionID: session.id, parts: [{ type: 'text', text: 'list ptys' }] }, { throwOnError: true });
+  it.each(ways)(
+    'via %s: no load error, initialised once, the five pty_* tools offered with their schemas, pty_list runs',
+    async (_name, how) => {
+      const model = await MockModel.start({ script: [toolCall('pty_list', {}, 'call_list'), text('ok')] });
+      try {
+        const h = await OpencodeHarness.create({ model, label: 'local-pty-loading', ...how() });
+        const server = await h.serve(); // throws on any plugin load error
+        // initialised once (a second initialisation registers every pty_* tool again: seen with a module exporting
+        // two distinct wrapper functions), in the plugin's own order; the model is offered them sorted by name
+        expect(server.toolIds.filter((id) => id.startsWith('pty_'))).toEqual(PTY_TOOLS.map((t) => t.name));
+        expect(PTY_TOOLS.map((t) => t.name)).toEqual(['pty_spawn', 'pty_write', 'pty_read', 'pty_list', 'pty_kill']);
+        const { data: session } = await server.client.session.create({}, { throwOnError: true });
+        await server.client.session.prompt(
+          { sessionID: session.id, parts: [{ type: 'text', text: 'list ptys' }] },
+          { throwOnError: true },
+        );
 
-      const offered = model.modelRequests[0]!;
-      expect(offered.toolNames.filter((n) => n.startsWith('pty_'))).toEqual(PTY_TOOL_NAMES);
-      for (const tool of PTY_TOOLS) {
-        const t = offered.body.tools!.find((x) => x.function.name === tool.name)!;
-        expect(t.function.description).toBe(tool.description);
-        // exactly what our zod (pinned to the host's 4.1.8) says, checks and descriptions included
-        expect(t.function.parameters).toEqual(z.toJSONSchema(z.object(tool.args), { io: 'input' }));
-      }
-      // the bounds, spelled out (a zod of another version than the host's lost all of these)
-      const params = (name: string) => offered.body.tools!.find((x) => x.function.name === name)!.function.parameters as JsonSchema;
-      const spawn = params('pty_spawn');
-      expect(spawn.required).toEqual(['command', 'description']);
-      expect(spawn.properties).toMatchObject({
-        command: { type: 'string', minLength: 1 },
-        args: { type: 'array', items: { type: 'string' }, maxItems: 128 },
-        title: { type: 'string', maxLength: 500 },
-        description: { type: 'string', minLength: 1, maxLength: 2000 },
-        timeoutSeconds: { type: 'integer', minimum: 1, maximum: 3600 },
-        notifyOnExit: { type: 'boolean' },
-        rows: { type: 'integer', minimum: 1, maximum: 1000 },
-        cols: { type: 'integer', minimum: 1, maximum: 1000 },
-      });
-      for (const name of ['pty_write', 'pty_read', 'pty_kill']) {
-        expect(params(name).properties!.id).toMatchObject({ type: 'string', pattern: '^pty_[0-9a-f]{8}$' });
-        expect(params(name).required).toContain('id');
-      }
-      expect(params('pty_write').properties!.data).toMatchObject({ type: 'string', minLength: 1 });
-      expect(params('pty_write').required).toEqual(['id']);
-      expect(params('pty_write').properties).toMatchObject({
-        input: { type: 'array', maxItems: 256 },
-        resize: { type: 'object', properties: { rows: { type: 'integer', minimum: 1, maximum: 1000 }, cols: { type: 'integer', minimum: 1, maximum: 1000 } } },
-      });
-      expect(params('pty_read').properties!.screen).toMatchObject({ type: 'boolean' });
-      expect(params('pty_read').properties).toMatchObject({
-        offset: { type: 'integer', minimum: 0, maximum: 10_000 },
-        limit: { type: 'integer', minimum: 1, maximum: 2_000 },
-        pattern: { type: 'string', minLength: 1, maxLength: 500 },
-      });
-      expect(params('pty_list')).toMatchObject({ type: 'object', properties: {} });
+        const offered = model.modelRequests[0]!;
+        expect(offered.toolNames.filter((n) => n.startsWith('pty_'))).toEqual(PTY_TOOL_NAMES);
+        for (const tool of PTY_TOOLS) {
+          const t = offered.body.tools!.find((x) => x.function.name === tool.name)!;
+          expect(t.function.description).toBe(tool.description);
+          // exactly what our zod (pinned to the host's 4.1.8) says, checks and descriptions included
+          expect(t.function.parameters).toEqual(z.toJSONSchema(z.object(tool.args), { io: 'input' }));
+        }
+        // the bounds, spelled out (a zod of another version than the host's lost all of these)
+        const params = (name: string) =>
+          offered.body.tools!.find((x) => x.function.name === name)!.function.parameters as JsonSchema;
+        const spawn = params('pty_spawn');
+        expect(spawn.required).toEqual(['command', 'description']);
+        expect(spawn.properties).toMatchObject({
+          command: { type: 'string', minLength: 1 },
+          args: { type: 'array', items: { type: 'string' }, maxItems: 128 },
+          title: { type: 'string', maxLength: 500 },
+          description: { type: 'string', minLength: 1, maxLength: 2000 },
+          timeoutSeconds: { type: 'integer', minimum: 1, maximum: 3600 },
+          notifyOnExit: { type: 'boolean' },
+          rows: { type: 'integer', minimum: 1, maximum: 1000 },
+          cols: { type: 'integer', minimum: 1, maximum: 1000 },
+        });
+        for (const name of ['pty_write', 'pty_read', 'pty_kill']) {
+          expect(params(name).properties!.id).toMatchObject({ type: 'string', pattern: '^pty_[0-9a-f]{8}$' });
+          expect(params(name).required).toContain('id');
+        }
+        expect(params('pty_write').properties!.data).toMatchObject({ type: 'string', minLength: 1 });
+        expect(params('pty_write').required).toEqual(['id']);
+        expect(params('pty_write').properties).toMatchObject({
+          input: { type: 'array', maxItems: 256 },
+          resize: {
+            type: 'object',
+            properties: {
+              rows: { type: 'integer', minimum: 1, maximum: 1000 },
+              cols: { type: 'integer', minimum: 1, maximum: 1000 },
+            },
+          },
+        });
+        expect(params('pty_read').properties!.screen).toMatchObject({ type: 'boolean' });
+        expect(params('pty_read').properties).toMatchObject({
+          offset: { type: 'integer', minimum: 0, maximum: 10_000 },
+          limit: { type: 'integer', minimum: 1, maximum: 2_000 },
+          pattern: { type: 'string', minLength: 1, maxLength: 500 },
+        });
+        expect(params('pty_list')).toMatchObject({ type: 'object', properties: {} });
 
-      expect(JSON.parse(model.toolResult('call_list')!)).toEqual({ ptys: [] });
-      if (!process.env.OPENCODE_E2E_QUIET) {
-        process.stdout.write(`[e2e observed] pty_spawn parameters as offered: ${JSON.stringify(spawn)}\n`);
-      }
+        expect(JSON.parse(model.toolResult('call_list')!)).toEqual({ ptys: [] });
+        if (!process.env.OPENCODE_E2E_QUIET) {
+          process.stdout.write(`[e2e observed] pty_spawn parameters as offered: ${JSON.stringify(spawn)}\n`);
+        }
 
-      await server.client.session.delete({ sessionID: session.id }, { throwOnError: true });
-      const stopped = await server.stop();
-      expect(stopped.disposeError).toBeUndefined();
-      expect(h.leftoverProcesses()).toEqual([]);
-      await h.dispose();
-    } finally {
-      await model.close();
-    }
-  });
+        await server.client.session.delete({ sessionID: session.id }, { throwOnError: true });
+        const stopped = await server.stop();
+        expect(stopped.disposeError).toBeUndefined();
+        expect(h.leftoverProcesses()).toEqual([]);
+        await h.dispose();
+      } finally {
+        await model.close();
+      }
+    },
+  );
 });

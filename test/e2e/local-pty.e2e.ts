@@ -10,9 +10,40 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MessageUpdatedEvent } from '../../src/hosts/host-events.js';
 import { MockModel, text, toolCall, toolCalls, type RecordedRequest } from './mock-model.js';
-import { eventAfter, exitEnvelopes, matchEnvelopes, rawResult, readText, realpath, result, runFlow, systemText, until, type FlowStep, type ReadLine } from './local-pty-flow.js';
-import { builtPluginAvailable, localPtyViaConfigKey, MODEL_ID, OpencodeHarness, PROVIDER_ID, timed, useHarnessCleanup, type ServeHandle } from './opencode-harness.js';
-import { childrenOf, isAlive, processesWithToken, ptyProcesses, survivors, waitUntilGone, type ProcRef, type PtyProcesses } from '../../src/testkit/processes.js';
+import {
+  eventAfter,
+  exitEnvelopes,
+  matchEnvelopes,
+  rawResult,
+  readText,
+  realpath,
+  result,
+  runFlow,
+  systemText,
+  until,
+  type FlowStep,
+  type ReadLine,
+} from './local-pty-flow.js';
+import {
+  builtPluginAvailable,
+  localPtyViaConfigKey,
+  MODEL_ID,
+  OpencodeHarness,
+  PROVIDER_ID,
+  timed,
+  useHarnessCleanup,
+  type ServeHandle,
+} from './opencode-harness.js';
+import {
+  childrenOf,
+  isAlive,
+  processesWithToken,
+  ptyProcesses,
+  survivors,
+  waitUntilGone,
+  type ProcRef,
+  type PtyProcesses,
+} from '../../src/testkit/processes.js';
 import { sleep } from '../../src/testkit/waits.js';
 
 useHarnessCleanup();
@@ -42,7 +73,8 @@ interface Listed {
   ptys: Spawned[];
 }
 
-const spawnCall = (id: string, args: Record<string, unknown>) => toolCall('pty_spawn', { description: `e2e ${id}`, ...args }, id);
+const spawnCall = (id: string, args: Record<string, unknown>) =>
+  toolCall('pty_spawn', { description: `e2e ${id}`, ...args }, id);
 
 // The session's agent and model, both not the defaults, so a woken turn that lost them shows: the default
 // agent `build` is pinned to `mock-model`; `e2e-agent` defaults to `mock-model-3`; sessions run on `mock-model-2`.
@@ -68,7 +100,12 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
       extraConfig: {
         agent: {
           build: { model: `${PROVIDER_ID}/${MODEL_ID}` },
-          [AGENT]: { mode: 'primary', description: 'e2e agent', model: `${PROVIDER_ID}/mock-model-3`, prompt: `You are ${AGENT_MARKER}.` },
+          [AGENT]: {
+            mode: 'primary',
+            description: 'e2e agent',
+            model: `${PROVIDER_ID}/mock-model-3`,
+            prompt: `You are ${AGENT_MARKER}.`,
+          },
         },
       },
     });
@@ -82,9 +119,19 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     await model?.close();
   });
 
-  const newSession = async (title: string): Promise<string> => (await server.client.session.create({ title }, { throwOnError: true })).data.id;
-  const prompt = (sessionID: string, words: string, extra: { agent?: string; model?: { providerID: string; modelID: string } } = {}) =>
-    timed(h.label, `prompt "${words}"`, () => server.client.session.prompt({ sessionID, parts: [{ type: 'text', text: words }], ...extra }, { throwOnError: true }));
+  const newSession = async (title: string): Promise<string> =>
+    (await server.client.session.create({ title }, { throwOnError: true })).data.id;
+  const prompt = (
+    sessionID: string,
+    words: string,
+    extra: { agent?: string; model?: { providerID: string; modelID: string } } = {},
+  ) =>
+    timed(h.label, `prompt "${words}"`, () =>
+      server.client.session.prompt(
+        { sessionID, parts: [{ type: 'text', text: words }], ...extra },
+        { throwOnError: true },
+      ),
+    );
   const snapshot = (pid: number): PtyProcesses => {
     const p = ptyProcesses(pid);
     seen.push(p);
@@ -123,11 +170,22 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
 
     const spawned = result<Spawned>(last, 'call_loop_spawn');
     show('pty_spawn result', spawned);
-    expect(spawned).toMatchObject({ id: expect.stringMatching(/^pty_[0-9a-f]{8}$/), status: 'running', command: 'python3', args: ['-q'], workdir: project, title: 'py' });
+    expect(spawned).toMatchObject({
+      id: expect.stringMatching(/^pty_[0-9a-f]{8}$/),
+      status: 'running',
+      command: 'python3',
+      args: ['-q'],
+      workdir: project,
+      title: 'py',
+    });
     expect(atSpawn!.script.comm).toBe('script');
     expect(atSpawn!.members[0]).toMatchObject({ comm: expect.stringMatching(/^python3/), cmdline: 'python3 -q' });
 
-    expect(result(last, 'call_loop_write')).toMatchObject({ id: spawned.id, bytesWritten: 'print("pty" + "-ok", 6 * 7)\n'.length, status: 'running' });
+    expect(result(last, 'call_loop_write')).toMatchObject({
+      id: spawned.id,
+      bytesWritten: 'print("pty" + "-ok", 6 * 7)\n'.length,
+      status: 'running',
+    });
 
     const reads = last.toolResults.filter((t) => t.tool_call_id.startsWith('call_loop_read_'));
     const answer = result<{ lines: ReadLine[]; status: string }>(last, reads.at(-1)!.tool_call_id);
@@ -137,7 +195,9 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     expect(answer.status).toBe('running');
 
     const listed = result<Listed>(last, 'call_loop_list');
-    expect(listed.ptys).toEqual([expect.objectContaining({ id: spawned.id, status: 'running', command: 'python3', pid: spawned.pid })]);
+    expect(listed.ptys).toEqual([
+      expect.objectContaining({ id: spawned.id, status: 'running', command: 'python3', pid: spawned.pid }),
+    ]);
 
     const killed = result<Spawned>(last, 'call_loop_kill');
     show('pty_kill result', killed);
@@ -156,12 +216,16 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     }
     const session = await newSession('screen');
     fs.writeFileSync(path.join(project, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-    fs.writeFileSync(path.join(project, 'long.txt'), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    fs.writeFileSync(
+      path.join(project, 'long.txt'),
+      Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n') + '\n',
+    );
     let vim = '';
     let less = '';
     const screenOf = (req: RecordedRequest, id: string) => result<ScreenRead>(req, id).screen;
     const flow = runFlow(model, [
-      () => spawnCall('call_vim_spawn', { command: 'vim', args: ['-u', 'NONE', '-N', 'notes.txt'], rows: 12, cols: 60 }),
+      () =>
+        spawnCall('call_vim_spawn', { command: 'vim', args: ['-u', 'NONE', '-N', 'notes.txt'], rows: 12, cols: 60 }),
       (req) => {
         vim = result<Spawned>(req, 'call_vim_spawn').id;
         return 'next';
@@ -170,7 +234,15 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
         (n) => toolCall('pty_read', { id: vim, screen: true }, `call_vim_open_${n}`),
         (req, last) => screenOf(req, last)?.rows[0] === 'alpha',
       ),
-      () => toolCall('pty_write', { id: vim, input: [{ key: 'Down' }, { text: 'dd' }, { key: 'Home' }, { text: 'iINSERTED ' }, { key: 'Esc' }] }, 'call_vim_edit'),
+      () =>
+        toolCall(
+          'pty_write',
+          {
+            id: vim,
+            input: [{ key: 'Down' }, { text: 'dd' }, { key: 'Home' }, { text: 'iINSERTED ' }, { key: 'Esc' }],
+          },
+          'call_vim_edit',
+        ),
       // A plain read: vim is on the alternate screen, so the screen comes by itself.
       until(
         (n) => toolCall('pty_read', { id: vim, tail: true, limit: 5 }, `call_vim_edited_${n}`),
@@ -206,7 +278,11 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     expect(flow.done).toBe(true);
     const last = flow.requests.at(-1)!;
     expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('alpha\nINSERTED gamma\n');
-    expect(result(last, 'call_vim_edit')).toMatchObject({ id: vim, bytesWritten: '\x1bOBdd\x1bOHiINSERTED \x1b'.length, status: 'running' });
+    expect(result(last, 'call_vim_edit')).toMatchObject({
+      id: vim,
+      bytesWritten: '\x1bOBdd\x1bOHiINSERTED \x1b'.length,
+      status: 'running',
+    });
     const edited = last.toolResults.filter((t) => t.tool_call_id.startsWith('call_vim_edited_')).at(-1)!;
     const editedRead = result<ScreenRead>(last, edited.tool_call_id);
     show('vim screen after the edit (plain pty_read)', editedRead.screen);
@@ -236,7 +312,8 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     const readPwd = (prefix: string): FlowStep =>
       until(
         (n) => toolCall('pty_read', { id: currentId }, `${prefix}_read_${n}`),
-        (req, last) => result<{ status: string }>(req, last).status !== 'running' && readText(result(req, last)).length > 0,
+        (req, last) =>
+          result<{ status: string }>(req, last).status !== 'running' && readText(result(req, last)).length > 0,
       );
 
     // inside: a relative workdir, resolved against the project
@@ -267,7 +344,10 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
       () => text('ran outside'),
     ]);
     const from = server.events.events.length;
-    await server.client.session.promptAsync({ sessionID: s2, parts: [{ type: 'text', text: 'print the outside directory' }] }, { throwOnError: true });
+    await server.client.session.promptAsync(
+      { sessionID: s2, parts: [{ type: 'text', text: 'print the outside directory' }] },
+      { throwOnError: true },
+    );
     const asked = await eventAfter(server.events, from, 'permission.asked', (e) => e.properties.sessionID === s2);
     show('permission.asked (external_directory)', asked.properties);
     expect(asked.properties).toMatchObject({
@@ -291,7 +371,13 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
   it('exit notification: an idle session is woken with the pty.exit envelope, keeping its agent and model', async () => {
     const session = await newSession('notify idle');
     const flow = runFlow(model, [
-      () => spawnCall('call_ni_spawn', { command: 'sh', args: ['-c', 'sleep 2; echo notify-bye; exit 3'], notifyOnExit: true, description: 'short job for the idle wake' }),
+      () =>
+        spawnCall('call_ni_spawn', {
+          command: 'sh',
+          args: ['-c', 'sleep 2; echo notify-bye; exit 3'],
+          notifyOnExit: true,
+          description: 'short job for the idle wake',
+        }),
       () => text('spawned; I will be told when it ends'),
       // the woken turn
       () => text('noted the exit'),
@@ -306,8 +392,15 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     expect(systemText(first)).toContain(AGENT_MARKER);
     const spawned = result<Spawned>(flow.requests[1]!, 'call_ni_spawn');
 
-    const woken = await timed(h.label, 'wait for the woken request', () => model.waitForRequest((r) => exitEnvelopes(r).length > 0, 20_000));
-    await eventAfter(server.events, server.events.events.indexOf(idle) + 1, 'session.idle', (e) => e.properties.sessionID === session);
+    const woken = await timed(h.label, 'wait for the woken request', () =>
+      model.waitForRequest((r) => exitEnvelopes(r).length > 0, 20_000),
+    );
+    await eventAfter(
+      server.events,
+      server.events.events.indexOf(idle) + 1,
+      'session.idle',
+      (e) => e.properties.sessionID === session,
+    );
     show('woken request: model, user texts', { model: woken.body.model, userTexts: woken.userTexts.slice(-2) });
     expect(woken.receivedAt).toBeGreaterThan(idleAt); // after the turn had ended
     const [envelope, ...more] = exitEnvelopes(woken);
@@ -334,21 +427,40 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     const { data: messages } = await server.client.session.messages({ sessionID: session }, { throwOnError: true });
     const users = messages.filter((m) => m.info.role === 'user');
     const wake = users.at(-1)!;
-    show('the wake message as stored', { info: wake.info, parts: wake.parts.map((p) => ({ type: p.type, synthetic: (p as { synthetic?: boolean }).synthetic })) });
+    show('the wake message as stored', {
+      info: wake.info,
+      parts: wake.parts.map((p) => ({ type: p.type, synthetic: (p as { synthetic?: boolean }).synthetic })),
+    });
     expect(wake.info).toMatchObject({ agent: AGENT, model: SESSION_MODEL });
     const replies = messages.filter((m) => m.info.role === 'assistant');
-    expect(replies.at(-1)!.info).toMatchObject({ agent: AGENT, modelID: SESSION_MODEL.modelID, providerID: PROVIDER_ID });
+    expect(replies.at(-1)!.info).toMatchObject({
+      agent: AGENT,
+      modelID: SESSION_MODEL.modelID,
+      providerID: PROVIDER_ID,
+    });
     // what the plugin's event hook receives for the prompt: a user message.updated with that agent and model, in
     // the shape SessionActivity reads (its main source: after a long turn the user message is not among the newest)
     const userEvents = server.events.events
       .slice(from)
-      .filter((e) => e.type === 'message.updated' && (e.properties as { info?: { role?: string; sessionID?: string } }).info?.role === 'user')
+      .filter(
+        (e) =>
+          e.type === 'message.updated' &&
+          (e.properties as { info?: { role?: string; sessionID?: string } }).info?.role === 'user',
+      )
       .filter((e) => (e.properties as { info: { sessionID?: string } }).info.sessionID === session);
     show('user message.updated events', userEvents.length);
     const parsedUser = MessageUpdatedEvent.safeParse(userEvents[0]);
-    expect(parsedUser.success && parsedUser.data.properties.info).toMatchObject({ role: 'user', sessionID: session, agent: AGENT, model: SESSION_MODEL });
+    expect(parsedUser.success && parsedUser.data.properties.info).toMatchObject({
+      role: 'user',
+      sessionID: session,
+      agent: AGENT,
+      model: SESSION_MODEL,
+    });
     // the fallback finds that agent and model with `messages({limit})`: OpenCode answers with the NEWEST messages
-    const { data: newest } = await server.client.session.messages({ sessionID: session, limit: 2 }, { throwOnError: true });
+    const { data: newest } = await server.client.session.messages(
+      { sessionID: session, limit: 2 },
+      { throwOnError: true },
+    );
     expect(newest.map((m) => m.info.id)).toEqual(messages.slice(-2).map((m) => m.info.id));
     // delivered once: no second wake
     await sleep(1_000);
@@ -358,7 +470,13 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
   it('exit notification: a busy session gets the envelope at its next step, losing nothing and keeping its model', async () => {
     const session = await newSession('notify busy');
     const flow = runFlow(model, [
-      () => spawnCall('call_nb_spawn', { command: 'sh', args: ['-c', 'sleep 1; echo busy-bye'], notifyOnExit: true, description: 'job ending mid-turn' }),
+      () =>
+        spawnCall('call_nb_spawn', {
+          command: 'sh',
+          args: ['-c', 'sleep 1; echo busy-bye'],
+          notifyOnExit: true,
+          description: 'job ending mid-turn',
+        }),
       // the model "thinks" for 3.5 s: the PTY exits meanwhile, while the session is busy
       () => ({ ...toolCall('pty_list', {}, 'call_nb_list'), delayMs: 3_500 }),
       () => text('turn over'),
@@ -371,7 +489,15 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     show('busy: user texts of the step after the exit', third.userTexts);
     // the step after the exit: the list result AND the envelope, in the same turn
     expect(exitEnvelopes(second)).toEqual([]);
-    expect(exitEnvelopes(third)).toEqual([expect.objectContaining({ type: 'pty.exit', id: spawned.id, status: 'exited', exitCode: 0, lastLine: 'busy-bye' })]);
+    expect(exitEnvelopes(third)).toEqual([
+      expect.objectContaining({
+        type: 'pty.exit',
+        id: spawned.id,
+        status: 'exited',
+        exitCode: 0,
+        lastLine: 'busy-bye',
+      }),
+    ]);
     expect(result<Listed>(third, 'call_nb_list').ptys).toEqual([expect.objectContaining({ id: spawned.id })]);
     // nothing lost: the conversation still holds the first prompt and every tool result
     expect(third.userTexts[0]).toBe('run the job and keep working');
@@ -383,10 +509,15 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     }
     // no extra turn was started for it
     await sleep(1_500);
-    expect(model.requests.filter((r) => exitEnvelopes(r).some((e) => e.id === spawned.id)).map((r) => r.index)).toEqual([third.index]);
+    expect(model.requests.filter((r) => exitEnvelopes(r).some((e) => e.id === spawned.id)).map((r) => r.index)).toEqual(
+      [third.index],
+    );
     const { data: messages } = await server.client.session.messages({ sessionID: session }, { throwOnError: true });
     const users = messages.filter((m) => m.info.role === 'user');
-    show('busy: stored user messages', users.map((m) => ({ agent: m.info.agent, model: (m.info as { model?: unknown }).model })));
+    show(
+      'busy: stored user messages',
+      users.map((m) => ({ agent: m.info.agent, model: (m.info as { model?: unknown }).model })),
+    );
     for (const u of users) expect(u.info).toMatchObject({ agent: AGENT, model: SESSION_MODEL });
   });
 
@@ -419,13 +550,24 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     expect(printed.cursor).toMatch(/^L\d+$/);
     expect(result(last, 'call_w_exit')).toMatchObject({ reason: 'exit', status: 'exited', exitCode: 0 });
     // not one pty_read: every answer came with the write that asked for it
-    expect(last.toolResults.map((t) => t.tool_call_id)).toEqual(['call_w_spawn', 'call_w_assign', 'call_w_print', 'call_w_exit']);
+    expect(last.toolResults.map((t) => t.tool_call_id)).toEqual([
+      'call_w_spawn',
+      'call_w_assign',
+      'call_w_print',
+      'call_w_exit',
+    ]);
   });
 
   it('a watch rule wakes an idle session with a pty.match envelope, keeping its agent and model', async () => {
     const session = await newSession('watch idle');
     const flow = runFlow(model, [
-      () => spawnCall('call_wi_spawn', { command: 'sh', args: ['-c', 'echo booting; sleep 2; echo "ready on port 4000"; sleep 3'], watch: [{ pattern: 'ready on' }], description: 'dev server for the watch wake' }),
+      () =>
+        spawnCall('call_wi_spawn', {
+          command: 'sh',
+          args: ['-c', 'echo booting; sleep 2; echo "ready on port 4000"; sleep 3'],
+          watch: [{ pattern: 'ready on' }],
+          description: 'dev server for the watch wake',
+        }),
       () => text('spawned; I will be told when it is ready'),
       () => text('noted: ready'),
     ]);
@@ -434,15 +576,31 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     const idle = await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);
     const idleAt = server.events.receivedAt[server.events.events.indexOf(idle)]!;
     const spawned = result<Spawned>(flow.requests[1]!, 'call_wi_spawn');
-    const woken = await timed(h.label, 'wait for the watch wake', () => model.waitForRequest((r) => matchEnvelopes(r).length > 0, 20_000));
+    const woken = await timed(h.label, 'wait for the watch wake', () =>
+      model.waitForRequest((r) => matchEnvelopes(r).length > 0, 20_000),
+    );
     show('watch wake: model, user texts', { model: woken.body.model, userTexts: woken.userTexts.slice(-1) });
     expect(woken.receivedAt).toBeGreaterThan(idleAt);
     expect(matchEnvelopes(woken)).toEqual([
-      { type: 'pty.match', id: spawned.id, description: 'dev server for the watch wake', pattern: 'ready on', line: 2, text: 'ready on port 4000', moreMatches: 0, status: 'running' },
+      {
+        type: 'pty.match',
+        id: spawned.id,
+        description: 'dev server for the watch wake',
+        pattern: 'ready on',
+        line: 2,
+        text: 'ready on port 4000',
+        moreMatches: 0,
+        status: 'running',
+      },
     ]);
     expect(woken.body.model).toBe(SESSION_MODEL.modelID);
     expect(systemText(woken)).toContain(AGENT_MARKER);
-    await eventAfter(server.events, server.events.events.indexOf(idle) + 1, 'session.idle', (e) => e.properties.sessionID === session);
+    await eventAfter(
+      server.events,
+      server.events.events.indexOf(idle) + 1,
+      'session.idle',
+      (e) => e.properties.sessionID === session,
+    );
     expect(flow.done).toBe(true);
   });
 
@@ -459,7 +617,10 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
       () => text('(not reached before the abort)'),
     ]);
     const from = server.events.events.length;
-    await server.client.session.promptAsync({ sessionID: session, parts: [{ type: 'text', text: 'wait for it' }] }, { throwOnError: true });
+    await server.client.session.promptAsync(
+      { sessionID: session, parts: [{ type: 'text', text: 'wait for it' }] },
+      { throwOnError: true },
+    );
     await server.events.waitFor(
       (e) => {
         if (e.type !== 'message.part.updated' || server.events.events.indexOf(e) < from) return false;
@@ -477,7 +638,11 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     show('abort → session idle (ms)', tookMs);
     expect(tookMs).toBeLessThan(10_000);
     const { data: messages } = await server.client.session.messages({ sessionID: session }, { throwOnError: true });
-    const tool = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && (p as { tool?: string }).tool === 'pty_read') as { state: { status: string; output?: string } } | undefined;
+    const tool = messages
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === 'tool' && (p as { tool?: string }).tool === 'pty_read') as
+      | { state: { status: string; output?: string } }
+      | undefined;
     show('the aborted pty_read part', tool?.state);
     // the plugin heard the abort signal: its wait ended as `aborted`, long before its timeout
     expect(tool?.state.status).toBe('completed');
@@ -493,10 +658,17 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
       () =>
         toolCalls([
           { name: 'pty_spawn', arguments: { command: 'cat', description: 'cat' }, id: 'call_del_cat' },
-          { name: 'pty_spawn', arguments: { command: 'sh', args: STUBBORN, description: 'stubborn' }, id: 'call_del_stubborn' },
+          {
+            name: 'pty_spawn',
+            arguments: { command: 'sh', args: STUBBORN, description: 'stubborn' },
+            id: 'call_del_stubborn',
+          },
         ]),
       (req) => {
-        ptys.push(snapshot(result<Spawned>(req, 'call_del_cat').pid), snapshot(result<Spawned>(req, 'call_del_stubborn').pid));
+        ptys.push(
+          snapshot(result<Spawned>(req, 'call_del_cat').pid),
+          snapshot(result<Spawned>(req, 'call_del_stubborn').pid),
+        );
         return text('two PTYs running');
       },
     ]);
@@ -521,18 +693,30 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
       () =>
         toolCalls([
           { name: 'pty_spawn', arguments: { command: 'cat', description: 'cat' }, id: 'call_term_cat' },
-          { name: 'pty_spawn', arguments: { command: 'python3', args: ['-q'], description: 'repl' }, id: 'call_term_py' },
-          { name: 'pty_spawn', arguments: { command: 'sh', args: STUBBORN, description: 'stubborn' }, id: 'call_term_stubborn' },
+          {
+            name: 'pty_spawn',
+            arguments: { command: 'python3', args: ['-q'], description: 'repl' },
+            id: 'call_term_py',
+          },
+          {
+            name: 'pty_spawn',
+            arguments: { command: 'sh', args: STUBBORN, description: 'stubborn' },
+            id: 'call_term_stubborn',
+          },
         ]),
       (req) => {
-        for (const id of ['call_term_cat', 'call_term_py', 'call_term_stubborn']) ptys.push(snapshot(result<Spawned>(req, id).pid));
+        for (const id of ['call_term_cat', 'call_term_py', 'call_term_stubborn'])
+          ptys.push(snapshot(result<Spawned>(req, id).pid));
         return text('three PTYs running');
       },
     ]);
     await prompt(session, 'start three');
     expect(ptys.map((p) => p.members[0]?.comm)).toEqual(['cat', expect.stringMatching(/^python3/), 'sh']);
     const helpers = childrenOf(server.process.child.pid!);
-    show('children of opencode serve before the stop', helpers.map((p) => `${p.pid} ${p.comm}: ${p.cmdline.slice(0, 80)}`));
+    show(
+      'children of opencode serve before the stop',
+      helpers.map((p) => `${p.pid} ${p.comm}: ${p.cmdline.slice(0, 80)}`),
+    );
     expect(helpers.filter((p) => p.cmdline.endsWith('local-pty-guard'))).toHaveLength(1); // the orphan guard
 
     const stopped = await server.stop({ disposeInstance: false });
@@ -544,7 +728,10 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     try {
       goneMs = await waitUntilGone(ptys, 5_000);
     } finally {
-      show('PTY processes left after SIGTERM', survivors(ptys).map((p) => `${p.pid} ${p.comm}: ${p.cmdline}`));
+      show(
+        'PTY processes left after SIGTERM',
+        survivors(ptys).map((p) => `${p.pid} ${p.comm}: ${p.cmdline}`),
+      );
     }
     show('SIGTERM → every PTY process gone (ms)', goneMs);
     expect(goneMs).toBeLessThan(CLOSE_BOUND_MS);
@@ -577,14 +764,20 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     await model?.close();
   });
 
-  const newSession = async (title: string): Promise<string> => (await server.client.session.create({ title }, { throwOnError: true })).data.id;
+  const newSession = async (title: string): Promise<string> =>
+    (await server.client.session.create({ title }, { throwOnError: true })).data.id;
   const start = async (sessionID: string, words: string): Promise<number> => {
     const from = server.events.events.length;
-    await server.client.session.promptAsync({ sessionID, parts: [{ type: 'text', text: words }] }, { throwOnError: true });
+    await server.client.session.promptAsync(
+      { sessionID, parts: [{ type: 'text', text: words }] },
+      { throwOnError: true },
+    );
     return from;
   };
-  const nextAsk = (sessionID: string, after: number) => eventAfter(server.events, after, 'permission.asked', (e) => e.properties.sessionID === sessionID);
-  const reply = (requestID: string, answer: 'once' | 'reject') => server.client.permission.reply({ requestID, reply: answer }, { throwOnError: true });
+  const nextAsk = (sessionID: string, after: number) =>
+    eventAfter(server.events, after, 'permission.asked', (e) => e.properties.sessionID === sessionID);
+  const reply = (requestID: string, answer: 'once' | 'reject') =>
+    server.client.permission.reply({ requestID, reply: answer }, { throwOnError: true });
 
   it('asks with the exact command line and the exact bytes; "once" starts the PTY and types', async () => {
     const session = await newSession('ask once');
@@ -621,7 +814,12 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
       permission: 'bash',
       patterns: [commandLine],
       always: [],
-      metadata: { command: commandLine, workdir: realpath(h.projectDir), tool: 'pty_spawn', title: `Start PTY: ${commandLine}` },
+      metadata: {
+        command: commandLine,
+        workdir: realpath(h.projectDir),
+        tool: 'pty_spawn',
+        title: `Start PTY: ${commandLine}`,
+      },
       tool: { callID: 'call_ask_spawn' },
     });
     await sleep(300);
@@ -633,13 +831,21 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     show('permission.asked for pty_write hello\\n', writeAsk.properties);
     expect(processesWithToken(token).map((p) => p.comm)).toContain('script');
     expect(atSpawn!.members.map((p) => p.comm)).toContain('cat');
-    expect(writeAsk.properties).toMatchObject({ permission: 'bash', patterns: ['hello\\n'], metadata: { id, bytes: 'hello\\n', byteCount: 6, tool: 'pty_write', command: commandLine } });
+    expect(writeAsk.properties).toMatchObject({
+      permission: 'bash',
+      patterns: ['hello\\n'],
+      metadata: { id, bytes: 'hello\\n', byteCount: 6, tool: 'pty_write', command: commandLine },
+    });
     await reply(writeAsk.properties.id, 'once');
 
     // 3. Ctrl-C, shown as \x03
     const ctrlAsk = await nextAsk(session, server.events.events.indexOf(writeAsk) + 1);
     show('permission.asked for pty_write \\x03', ctrlAsk.properties);
-    expect(ctrlAsk.properties).toMatchObject({ permission: 'bash', patterns: ['\\x03'], metadata: { bytes: '\\x03', byteCount: 1, tool: 'pty_write' } });
+    expect(ctrlAsk.properties).toMatchObject({
+      permission: 'bash',
+      patterns: ['\\x03'],
+      metadata: { bytes: '\\x03', byteCount: 1, tool: 'pty_write' },
+    });
     await reply(ctrlAsk.properties.id, 'once');
 
     await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);
@@ -650,7 +856,13 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     expect(result(last, 'call_ask_write_ctrl_c')).toMatchObject({ bytesWritten: 1 });
     const listed = result<Listed>(last, last.toolResults.at(-1)!.tool_call_id);
     show('pty_list after Ctrl-C', listed.ptys[0]);
-    expect(listed.ptys[0]).toMatchObject({ id, status: 'exited', exitCode: 130, signal: 'SIGINT', signalInferred: true });
+    expect(listed.ptys[0]).toMatchObject({
+      id,
+      status: 'exited',
+      exitCode: 130,
+      signal: 'SIGINT',
+      signalInferred: true,
+    });
     expect(server.events.ofType('permission.asked').filter((e) => e.properties.sessionID === session)).toHaveLength(3);
     expect(survivors([atSpawn!])).toEqual([]);
   });
@@ -669,14 +881,21 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     ]);
     const from = await start(session, 'printf, then rm');
     await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);
-    const asks = server.events.events.slice(from).filter((e) => e.type === 'permission.asked' && (e.properties as { sessionID?: string }).sessionID === session);
+    const asks = server.events.events
+      .slice(from)
+      .filter((e) => e.type === 'permission.asked' && (e.properties as { sessionID?: string }).sessionID === session);
     show('permission.asked events under the rules', asks.length);
     expect(asks).toEqual([]);
     expect(allowed?.id).toMatch(/^pty_[0-9a-f]{8}$/);
     const { data: messages } = await server.client.session.messages({ sessionID: session }, { throwOnError: true });
-    const part = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && p.callID === 'call_rule_denied') as { state: { status: string; error?: string } } | undefined;
+    const part = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && p.callID === 'call_rule_denied') as
+      | { state: { status: string; error?: string } }
+      | undefined;
     show('denied tool part state', part?.state);
-    expect(part?.state).toMatchObject({ status: 'error', error: expect.stringContaining('a rule which prevents you from using this specific tool call') });
+    expect(part?.state).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('a rule which prevents you from using this specific tool call'),
+    });
     expect(processesWithToken(token).filter((p) => p.cmdline.includes('denied-'))).toEqual([]);
   });
 
@@ -697,13 +916,18 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     // OpenCode ends the turn on a rejection: no further model request in it
     expect(flow.requests).toHaveLength(1);
     const { data: messages } = await server.client.session.messages({ sessionID: session }, { throwOnError: true });
-    const part = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && p.callID === 'call_rej_spawn') as { state: { status: string; error?: string } } | undefined;
+    const part = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && p.callID === 'call_rej_spawn') as
+      | { state: { status: string; error?: string } }
+      | undefined;
     show('rejected tool part state', part?.state);
     expect(part?.state).toMatchObject({ status: 'error', error: expect.stringContaining('rejected permission') });
     expect(server.events.ofType('session.error').filter((e) => e.properties.sessionID === session)).toEqual([]);
 
     // the model sees the rejection as that call's result with the next prompt
-    await server.client.session.prompt({ sessionID: session, parts: [{ type: 'text', text: 'why not?' }] }, { throwOnError: true });
+    await server.client.session.prompt(
+      { sessionID: session, parts: [{ type: 'text', text: 'why not?' }] },
+      { throwOnError: true },
+    );
     const next = flow.requests.at(-1)!;
     show('rejection as the model sees it', rawResult(next, 'call_rej_spawn'));
     expect(rawResult(next, 'call_rej_spawn')).toBe('The user rejected permission to use this specific tool call.');
@@ -736,7 +960,11 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     await reply(catAsk.properties.id, 'once');
     const killAsk = await nextAsk(session, server.events.events.indexOf(catAsk) + 1);
     show('permission.asked for pty_kill', killAsk.properties);
-    expect(killAsk.properties).toMatchObject({ permission: 'bash', patterns: ['pty_kill cat -u'], metadata: { command: 'cat -u', tool: 'pty_kill', cleanup: false } });
+    expect(killAsk.properties).toMatchObject({
+      permission: 'bash',
+      patterns: ['pty_kill cat -u'],
+      metadata: { command: 'cat -u', tool: 'pty_kill', cleanup: false },
+    });
     expect(survivors([catPty!]).length).toBeGreaterThan(0); // not killed before the answer
     await reply(killAsk.properties.id, 'once');
     await eventAfter(server.events, from, 'session.idle', (e) => e.properties.sessionID === session);
@@ -752,7 +980,11 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     const t0 = Date.now();
     const n0 = server.events.events.length;
     await server.client.instance.dispose({}, { throwOnError: true });
-    await server.events.waitFor((e) => e.type === 'server.instance.disposed' && server.events.events.indexOf(e) >= n0, CLOSE_BOUND_MS + 5_000, 'server.instance.disposed');
+    await server.events.waitFor(
+      (e) => e.type === 'server.instance.disposed' && server.events.events.indexOf(e) >= n0,
+      CLOSE_BOUND_MS + 5_000,
+      'server.instance.disposed',
+    );
     const disposeMs = Date.now() - t0;
     show('instance.dispose → server.instance.disposed (ms)', disposeMs);
     // OpenCode awaits the plugin's dispose hook: the PTYs are gone when it reports the instance disposed

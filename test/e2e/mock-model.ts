@@ -185,7 +185,8 @@ export class MockModel {
   /** Every tool result the model was shown, across requests, de-duplicated by call id (first seen wins). */
   allToolResults(): Array<{ tool_call_id: string; content: string }> {
     const seen = new Map<string, { tool_call_id: string; content: string }>();
-    for (const r of this.requests) for (const t of r.toolResults) if (!seen.has(t.tool_call_id)) seen.set(t.tool_call_id, t);
+    for (const r of this.requests)
+      for (const t of r.toolResults) if (!seen.has(t.tool_call_id)) seen.set(t.tool_call_id, t);
     return [...seen.values()];
   }
 
@@ -215,7 +216,14 @@ export class MockModel {
         reject(
           new Error(
             `MockModel.waitForRequest timed out after ${timeoutMs} ms; got ${this.requests.length} requests: ` +
-              JSON.stringify(this.requests.map((r) => ({ i: r.index, title: r.isTitle, tools: r.toolNames.length, results: r.toolResults.length }))),
+              JSON.stringify(
+                this.requests.map((r) => ({
+                  i: r.index,
+                  title: r.isTitle,
+                  tools: r.toolNames.length,
+                  results: r.toolResults.length,
+                })),
+              ),
           ),
         );
       }, timeoutMs);
@@ -294,7 +302,9 @@ export class MockModel {
     if (step.delayMs) await sleep(step.delayMs);
     if (res.destroyed) return;
     if (step.kind === 'http_error') {
-      return json(res, step.status, { error: { message: step.message ?? `mock error ${step.status}`, type: 'mock_error' } });
+      return json(res, step.status, {
+        error: { message: step.message ?? `mock error ${step.status}`, type: 'mock_error' },
+      });
     }
 
     const id = `chatcmpl-mock-${rec.index}`;
@@ -306,7 +316,10 @@ export class MockModel {
         ? step.calls.map((c, i) => ({
             id: c.id ?? `call_${rec.index}_${i}`,
             type: 'function' as const,
-            function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+            function: {
+              name: c.name,
+              arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}),
+            },
           }))
         : [];
     const finish = toolCallsOut.length > 0 ? 'tool_calls' : 'stop';
@@ -321,7 +334,11 @@ export class MockModel {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: content || null, ...(toolCallsOut.length ? { tool_calls: toolCallsOut } : {}) },
+            message: {
+              role: 'assistant',
+              content: content || null,
+              ...(toolCallsOut.length ? { tool_calls: toolCallsOut } : {}),
+            },
             finish_reason: finish,
           },
         ],
@@ -330,7 +347,11 @@ export class MockModel {
     }
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const send = (delta: Record<string, unknown>, finishReason: string | null, extra: Record<string, unknown> = {}): void => {
+    const send = (
+      delta: Record<string, unknown>,
+      finishReason: string | null,
+      extra: Record<string, unknown> = {},
+    ): void => {
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`,
       );

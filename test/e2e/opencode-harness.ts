@@ -20,7 +20,16 @@ import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { createOpencodeClient, type Event as OpencodeEvent, type OpencodeClient } from '@opencode-ai/sdk/v2/client';
 import { closeAllMockModels, type MockModel } from './mock-model.js';
-import { endTracked, findMarkedProcesses, killAllTracked, killMarkedProcesses, MARK_VAR, spawnTracked, type MarkedProcess, type Tracked } from './processes.js';
+import {
+  endTracked,
+  findMarkedProcesses,
+  killAllTracked,
+  killMarkedProcesses,
+  MARK_VAR,
+  spawnTracked,
+  type MarkedProcess,
+  type Tracked,
+} from './processes.js';
 import { sleep } from '../../src/testkit/waits.js';
 
 export type { OpencodeClient, OpencodeEvent };
@@ -259,7 +268,11 @@ export class EventRecorder {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; saw types: ${[...new Set(this.events.map((e) => e.type))].join(', ')}`));
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what}; saw types: ${[...new Set(this.events.map((e) => e.type))].join(', ')}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(check);
     });
@@ -331,12 +344,21 @@ async function freePort(): Promise<number> {
   });
 }
 
-function execFileP(cmd: string, args: string[], opts: { cwd: string; timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<string> {
+function execFileP(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; timeoutMs: number; env?: NodeJS.ProcessEnv },
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: opts.cwd, timeout: opts.timeoutMs, env: opts.env, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${stderr}`));
-      else resolve(stdout);
-    });
+    execFile(
+      cmd,
+      args,
+      { cwd: opts.cwd, timeout: opts.timeoutMs, env: opts.env, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -349,7 +371,11 @@ function stubPluginPackage(dir: string): void {
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies: deps }, null, 2));
   fs.writeFileSync(
     path.join(dir, 'package-lock.json'),
-    JSON.stringify({ name: 'opencode-config', lockfileVersion: 3, requires: true, packages: { '': { dependencies: deps } } }, null, 2),
+    JSON.stringify(
+      { name: 'opencode-config', lockfileVersion: 3, requires: true, packages: { '': { dependencies: deps } } },
+      null,
+      2,
+    ),
   );
 }
 
@@ -361,7 +387,8 @@ function stubPluginPackage(dir: string): void {
 async function linkRealPluginPackage(dir: string): Promise<void> {
   const installed = path.join(REPO_ROOT, 'node_modules', PLUGIN_PKG, 'package.json');
   const version = (JSON.parse(fs.readFileSync(installed, 'utf8')) as { version?: string }).version;
-  if (version !== OPENCODE_VERSION) throw new Error(`${PLUGIN_PKG} ${version} is installed, the e2e suite needs ${OPENCODE_VERSION} (npm ci)`);
+  if (version !== OPENCODE_VERSION)
+    throw new Error(`${PLUGIN_PKG} ${version} is installed, the e2e suite needs ${OPENCODE_VERSION} (npm ci)`);
   stubPluginPackage(dir);
   fs.rmSync(path.join(dir, 'node_modules'), { recursive: true, force: true });
   fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
@@ -397,7 +424,8 @@ export class OpencodeHarness {
     };
     this.configDir = path.join(this.xdg.config, 'opencode');
     this.projectConfigDir = path.join(this.projectDir, '.opencode');
-    for (const d of [this.projectDir, this.homeDir, this.configDir, ...Object.values(this.xdg)]) fs.mkdirSync(d, { recursive: true });
+    for (const d of [this.projectDir, this.homeDir, this.configDir, ...Object.values(this.xdg)])
+      fs.mkdirSync(d, { recursive: true });
 
     const baseURL = typeof opts.model === 'string' ? opts.model : opts.model.baseURL;
     this.config = {
@@ -407,7 +435,10 @@ export class OpencodeHarness {
           name: 'Mock',
           options: { baseURL, apiKey: 'mock-key' },
           models: Object.fromEntries(
-            [MODEL_ID, ...(opts.extraModels ?? [])].map((id) => [id, { name: `Mock ${id}`, tool_call: true, limit: { context: 128_000, output: 8_000 } }]),
+            [MODEL_ID, ...(opts.extraModels ?? [])].map((id) => [
+              id,
+              { name: `Mock ${id}`, tool_call: true, limit: { context: 128_000, output: 8_000 } },
+            ]),
           ),
         },
       },
@@ -426,7 +457,11 @@ export class OpencodeHarness {
 
     const inherited = Object.fromEntries(
       Object.entries(process.env).filter(
-        ([k]) => !k.startsWith('OPENCODE') && !k.startsWith('XDG_') && !/_API_KEY$/.test(k) && !['PWD', 'OLDPWD', 'INIT_CWD'].includes(k),
+        ([k]) =>
+          !k.startsWith('OPENCODE') &&
+          !k.startsWith('XDG_') &&
+          !/_API_KEY$/.test(k) &&
+          !['PWD', 'OLDPWD', 'INIT_CWD'].includes(k),
       ),
     );
     this.env = {
@@ -449,12 +484,16 @@ export class OpencodeHarness {
     const h = new OpencodeHarness(opts);
     allHarnesses.add(h);
     const dirs = [h.configDir, ...(opts.projectPluginFiles ? [h.projectConfigDir] : [])];
-    await timed(h.label, `prepare ${opts.pluginPackage ?? 'stub'} ${PLUGIN_PKG} in ${dirs.length} config dir(s)`, async () => {
-      for (const d of dirs) {
-        if (opts.pluginPackage === 'real') await linkRealPluginPackage(d);
-        else stubPluginPackage(d);
-      }
-    });
+    await timed(
+      h.label,
+      `prepare ${opts.pluginPackage ?? 'stub'} ${PLUGIN_PKG} in ${dirs.length} config dir(s)`,
+      async () => {
+        for (const d of dirs) {
+          if (opts.pluginPackage === 'real') await linkRealPluginPackage(d);
+          else stubPluginPackage(d);
+        }
+      },
+    );
     if (opts.git) await execFileP('git', ['init', '-q', '.'], { cwd: h.projectDir, timeoutMs: 10_000 });
     log(h.label, `root ${h.root}`);
     return h;
@@ -473,14 +512,24 @@ export class OpencodeHarness {
    * Writes `plugins/<name>` re-exporting named exports of a module (e.g. the built `dist/index.js`).
    * Re-export only ONE name per plugin function: OpenCode initialises every exported function it finds.
    */
-  writePluginReexport(name: string, modulePath: string, exportNames: string[], where: 'global' | 'project' = 'global'): string {
+  writePluginReexport(
+    name: string,
+    modulePath: string,
+    exportNames: string[],
+    where: 'global' | 'project' = 'global',
+  ): string {
     const url = pathToFileURL(modulePath).href;
     return this.writePluginFile(name, `export { ${exportNames.join(', ')} } from ${JSON.stringify(url)};\n`, where);
   }
 
   private spawnOpencode(args: string[], label: string): Tracked {
     if (this.disposed) throw new Error('harness disposed');
-    const t = spawnTracked(OPENCODE_BIN, args, { cwd: this.projectDir, env: this.env, stdio: ['ignore', 'pipe', 'pipe'], label: `${this.label}:${label}` });
+    const t = spawnTracked(OPENCODE_BIN, args, {
+      cwd: this.projectDir,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      label: `${this.label}:${label}`,
+    });
     this.started.push(t);
     return t;
   }
@@ -488,7 +537,16 @@ export class OpencodeHarness {
   /** `opencode run --model mock/mock-model [--auto] [--format json] <prompt>` in the project dir. */
   async runOnce(prompt: string, o: RunOnceOptions = {}): Promise<RunResult> {
     const json = o.json ?? true;
-    const args = ['run', '--model', MODEL_REF, ...(json ? ['--format', 'json'] : []), ...(o.auto ? ['--auto'] : []), ...(o.printLogs ? ['--print-logs'] : []), ...(o.extraArgs ?? []), prompt];
+    const args = [
+      'run',
+      '--model',
+      MODEL_REF,
+      ...(json ? ['--format', 'json'] : []),
+      ...(o.auto ? ['--auto'] : []),
+      ...(o.printLogs ? ['--print-logs'] : []),
+      ...(o.extraArgs ?? []),
+      prompt,
+    ];
     const timeoutMs = o.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
     const start = Date.now();
     const logOffset = this.logs().length;
@@ -529,7 +587,10 @@ export class OpencodeHarness {
     const port = await freePort();
     const logOffset = this.logs().length;
     const start = Date.now();
-    const t = this.spawnOpencode(['serve', '--port', String(port), '--hostname', '127.0.0.1', ...(o.printLogs ? ['--print-logs'] : [])], 'serve');
+    const t = this.spawnOpencode(
+      ['serve', '--port', String(port), '--hostname', '127.0.0.1', ...(o.printLogs ? ['--print-logs'] : [])],
+      'serve',
+    );
     let stdout = '';
     let stderr = '';
     t.child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -555,7 +616,8 @@ export class OpencodeHarness {
       // every request gets a timeout, except the event streams
       fetch: (input: string | URL | Request, init?: RequestInit) => {
         const req = new Request(input, init);
-        const isStream = new URL(req.url).pathname.endsWith('/event') || req.headers.get('accept') === 'text/event-stream';
+        const isStream =
+          new URL(req.url).pathname.endsWith('/event') || req.headers.get('accept') === 'text/event-stream';
         if (isStream) return fetch(req);
         return fetch(req, { signal: AbortSignal.any([req.signal, AbortSignal.timeout(requestTimeoutMs)]) });
       },
@@ -605,7 +667,12 @@ export class OpencodeHarness {
       toolIds,
       output: () => ({ stdout, stderr }),
       pluginLoadErrors: () => [...events.pluginLoadErrors(), ...this.loggedPluginLoadErrors()],
-      async stop({ disposeInstance = true, disposeTimeoutMs = 30_000, graceMs = DEFAULT_STOP_GRACE_MS, signal = 'SIGTERM' }: StopOptions = {}) {
+      async stop({
+        disposeInstance = true,
+        disposeTimeoutMs = 30_000,
+        graceMs = DEFAULT_STOP_GRACE_MS,
+        signal = 'SIGTERM',
+      }: StopOptions = {}) {
         let disposeMs: number | undefined;
         let disposeError: string | undefined;
         if (disposeInstance && t.isAlive()) {
@@ -633,7 +700,10 @@ export class OpencodeHarness {
         }
         await events.stop();
         const r = await endTracked(t, { graceMs, signal });
-        log(label, `opencode serve stopped by ${signal} in ${r.durationMs} ms (exit ${r.code ?? r.signal}${r.forced ? ', needed SIGKILL' : ''})`);
+        log(
+          label,
+          `opencode serve stopped by ${signal} in ${r.durationMs} ms (exit ${r.code ?? r.signal}${r.forced ? ', needed SIGKILL' : ''})`,
+        );
         return { disposeMs, disposeError, durationMs: r.durationMs, code: r.code, signal: r.signal, forced: r.forced };
       },
     };
@@ -731,7 +801,9 @@ async function waitForOk(url: string, timeoutMs: number, t: Tracked, output: () 
   while (Date.now() < deadline) {
     if (!t.isAlive()) throw new Error(`opencode serve exited before ${url} answered:\n${output()}`);
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, Math.min(30_000, deadline - Date.now()))) });
+      const res = await fetch(url, {
+        signal: AbortSignal.timeout(Math.max(1, Math.min(30_000, deadline - Date.now()))),
+      });
       await res.arrayBuffer();
       if (res.ok) return;
       lastErr = `HTTP ${res.status}`;

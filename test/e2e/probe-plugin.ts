@@ -21,7 +21,14 @@ export interface ProbeLogEntry {
 }
 
 /** Event types whose full `properties` are logged (others: type only). */
-const DETAILED_EVENTS = ['session.deleted', 'session.idle', 'session.status', 'permission.asked', 'permission.replied', 'session.error'];
+const DETAILED_EVENTS = [
+  'session.deleted',
+  'session.idle',
+  'session.status',
+  'permission.asked',
+  'permission.replied',
+  'session.error',
+];
 
 export interface ProbeOptions {
   /** Also `export default` the plugin function (same object as the named export). */
@@ -113,7 +120,11 @@ export function readProbeLog(logPath: string): ProbeLogEntry[] {
 }
 
 /** Polls the probe log until `pred` holds for some entry. */
-export async function waitForProbe(logPath: string, pred: (e: ProbeLogEntry) => boolean, timeoutMs = 15_000): Promise<ProbeLogEntry> {
+export async function waitForProbe(
+  logPath: string,
+  pred: (e: ProbeLogEntry) => boolean,
+  timeoutMs = 15_000,
+): Promise<ProbeLogEntry> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const hit = readProbeLog(logPath).find(pred);

@@ -10,14 +10,20 @@ import { MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_PATH_BYTES, MAX_TOTAL_A
 describe('command bounds', () => {
   it('accepts the limits exactly and refuses one past each, naming the limit', () => {
     expect(() => checkCommandBounds('x'.repeat(MAX_COMMAND_BYTES), [])).not.toThrow();
-    expect(() => checkCommandBounds('x'.repeat(MAX_COMMAND_BYTES + 1), [])).toThrow(`the limit is ${MAX_COMMAND_BYTES} bytes`);
+    expect(() => checkCommandBounds('x'.repeat(MAX_COMMAND_BYTES + 1), [])).toThrow(
+      `the limit is ${MAX_COMMAND_BYTES} bytes`,
+    );
     expect(() => checkCommandBounds('x', Array(MAX_ARGS).fill('a'))).not.toThrow();
     expect(() => checkCommandBounds('x', Array(MAX_ARGS + 1).fill('a'))).toThrow(`the limit is ${MAX_ARGS}`);
     expect(() => checkCommandBounds('x', ['a'.repeat(MAX_ARG_BYTES)])).not.toThrow();
-    expect(() => checkCommandBounds('x', ['a'.repeat(MAX_ARG_BYTES + 1)])).toThrow(`args[0] is ${MAX_ARG_BYTES + 1} bytes`);
+    expect(() => checkCommandBounds('x', ['a'.repeat(MAX_ARG_BYTES + 1)])).toThrow(
+      `args[0] is ${MAX_ARG_BYTES + 1} bytes`,
+    );
     const five = Array(5).fill('a'.repeat(MAX_ARG_BYTES));
     expect(() => checkCommandBounds('x', five)).toThrow(`the limit is ${MAX_TOTAL_ARG_BYTES} bytes`);
-    expect(() => checkPathBounds('workdir', '/'.repeat(MAX_PATH_BYTES + 1))).toThrow(`the limit is ${MAX_PATH_BYTES} bytes`);
+    expect(() => checkPathBounds('workdir', '/'.repeat(MAX_PATH_BYTES + 1))).toThrow(
+      `the limit is ${MAX_PATH_BYTES} bytes`,
+    );
   });
 
   it('counts bytes, not characters (UTF-8)', () => {
@@ -38,13 +44,35 @@ describe('shell quoting', () => {
   const word = fc.oneof(
     fc.string({ unit: 'grapheme' }).map((s) => s.replaceAll('\0', '')),
     fc.stringMatching(/^[A-Za-z0-9_@%+=:,./-]{1,8}$/),
-    fc.constantFrom('', '-', '=', 'a=b', '~', '~/x', '#x', '{a,b}', 'a b', "'", '*', '?', '!', '$HOME', '`id`', 'a\nb', '\\', ';', '&&'),
+    fc.constantFrom(
+      '',
+      '-',
+      '=',
+      'a=b',
+      '~',
+      '~/x',
+      '#x',
+      '{a,b}',
+      'a b',
+      "'",
+      '*',
+      '?',
+      '!',
+      '$HOME',
+      '`id`',
+      'a\nb',
+      '\\',
+      ';',
+      '&&',
+    ),
   );
 
   it('round-trips any argument list through a real /bin/sh, as the command line the wrapper execs (property)', () => {
     fc.assert(
       fc.property(fc.array(word, { maxLength: 8 }), (words) => {
-        const out = execFileSync('/bin/sh', ['-c', `exec ${shellCommandLine('printf', ['%s\\0', ...words])}`], { env: { PATH: '/usr/bin:/bin' } });
+        const out = execFileSync('/bin/sh', ['-c', `exec ${shellCommandLine('printf', ['%s\\0', ...words])}`], {
+          env: { PATH: '/usr/bin:/bin' },
+        });
         expect(out.toString('utf8').split('\0').slice(0, -1)).toEqual(words.length === 0 ? [''] : words);
       }),
       { numRuns: 150 },
@@ -64,7 +92,15 @@ describe('shell quoting', () => {
 describe('/proc stat parsing', () => {
   it('reads the fields after the last parenthesis, whatever the command name holds', () => {
     const line = '4242 (we ird) (name) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0';
-    expect(parseStat(4242, line)).toEqual({ pid: 4242, state: 'S', ppid: 1, pgrp: 4242, sessionId: 4242, ttyNr: 0, startTime: 987654 });
+    expect(parseStat(4242, line)).toEqual({
+      pid: 4242,
+      state: 'S',
+      ppid: 1,
+      pgrp: 4242,
+      sessionId: 4242,
+      ttyNr: 0,
+      startTime: 987654,
+    });
   });
 });
 

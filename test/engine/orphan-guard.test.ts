@@ -62,7 +62,8 @@ describe('OrphanGuard', () => {
     const leader = stubbornSession();
     started.push(leader);
     guard.watch(leader.pid!);
-    for (const junk of ['+', '+abc', '-x', 'hello', '+ 12']) (guard as unknown as { send(line: string): void }).send(junk);
+    for (const junk of ['+', '+abc', '-x', 'hello', '+ 12'])
+      (guard as unknown as { send(line: string): void }).send(junk);
     guard.abandon();
     await waitFor(() => membersOf(leader.pid!).length === 0, 'the guarded session is empty', 5_000);
   });

@@ -18,7 +18,10 @@ describe('the PTY device of a terminal session', () => {
   it("finds a live leader's device, checked against the device node, and refuses a process that leads no session", async () => {
     const probe = new PtyProbe({ command: 'sleep', args: ['30'] });
     try {
-      const handle = await probe.until(() => (probe.handle?.terminalSid ? probe.handle : undefined), 'the session leader');
+      const handle = await probe.until(
+        () => (probe.handle?.terminalSid ? probe.handle : undefined),
+        'the session leader',
+      );
       expect(leaderTerminal(handle.terminalSid!)).toBe(handle.terminal());
       expect(() => leaderTerminal(process.pid)).toThrow(/has ended; the terminal can no longer be resized/);
       expect(() => leaderTerminal(2 ** 22 + 1)).toThrow(/has ended/);

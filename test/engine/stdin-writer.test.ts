@@ -12,9 +12,13 @@ function slowPipe() {
   });
   let ended = false;
   stream.on('finish', () => (ended = true));
-  return { stream, drain: () => {
+  return {
+    stream,
+    drain: () => {
       for (const cb of pending.splice(0)) cb();
-    }, ended: () => ended };
+    },
+    ended: () => ended,
+  };
 }
 
 describe('StdinWriter', () => {
@@ -32,11 +36,17 @@ describe('StdinWriter', () => {
     const pipe = slowPipe();
     const writer = new StdinWriter(pipe.stream, { maxPendingBytes: 10 });
     const first = writer.write(Buffer.alloc(8));
-    await expect(writer.write(Buffer.alloc(3))).rejects.toMatchObject({ code: 'busy', message: expect.stringContaining('10-byte bound') });
+    await expect(writer.write(Buffer.alloc(3))).rejects.toMatchObject({
+      code: 'busy',
+      message: expect.stringContaining('10-byte bound'),
+    });
     expect(writer.pendingBytes).toBe(8);
     pipe.drain();
     await first;
-    await expect(Promise.all([writer.write(Buffer.alloc(3)), Promise.resolve().then(pipe.drain)])).resolves.toEqual([3, undefined]);
+    await expect(Promise.all([writer.write(Buffer.alloc(3)), Promise.resolve().then(pipe.drain)])).resolves.toEqual([
+      3,
+      undefined,
+    ]);
   });
 
   it('gives up waiting after the drain timeout, keeping the bytes queued, and never ends stdin', async () => {
@@ -55,6 +65,9 @@ describe('StdinWriter', () => {
     const writer = new StdinWriter(pipe.stream);
     pipe.stream.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
     await new Promise((r) => setImmediate(r));
-    await expect(writer.write(Buffer.from('x'))).rejects.toMatchObject({ code: 'not_running', message: expect.stringContaining('EPIPE') });
+    await expect(writer.write(Buffer.from('x'))).rejects.toMatchObject({
+      code: 'not_running',
+      message: expect.stringContaining('EPIPE'),
+    });
   });
 });

@@ -77,7 +77,10 @@ describe('fromAsyncIterable', () => {
     const src = manualIterator<number>();
     const seen: number[] = [];
     let completed = false;
-    const sub = fromAsyncIterable(src.iterable).subscribe({ next: (v) => seen.push(v), complete: () => (completed = true) });
+    const sub = fromAsyncIterable(src.iterable).subscribe({
+      next: (v) => seen.push(v),
+      complete: () => (completed = true),
+    });
     src.push(1);
     await sleep(0);
     expect(seen).toEqual([1]);

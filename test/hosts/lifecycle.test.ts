@@ -10,26 +10,29 @@ jest.setTimeout(90_000);
 describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
   const ctx = useHost(factory);
 
-  it.each(['sessionID', 'info'] as const)('deleting the owner while its permission prompt is open rejects the spawn; nothing starts (event shape %s)', async (shape) => {
-    const s = new Session(ctx.host, 'ses_doomed');
-    const children = liveChildren();
-    ctx.host.permissions.decide = () => 'hang';
-    const spawning = s.call('pty_spawn', { command: 'sleep', args: ['30'], description: 'never' });
-    await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
-    await ctx.host.deleteSession('ses_doomed', shape);
-    const failed = fails(await spawning);
-    expect(failed.code).toBe('owner_deleted');
-    // The user answers the stale prompt later: still nothing starts.
-    ctx.host.permissions.release('allow');
-    await sleep(100);
-    expect(liveChildren()).toEqual(children);
-    expect(fails(await s.call('pty_list', {})).code).toBe('owner_deleted');
-    expect(fails(await s.call('pty_spawn', { command: 'cat', description: 'late' })).code).toBe('owner_deleted');
-    // Other sessions are untouched.
-    ctx.host.permissions.decide = () => 'allow';
-    const other = new Session(ctx.host, 'ses_alive');
-    expect((await other.spawn({ command: 'cat', description: 'fine' })).status).toBe('running');
-  });
+  it.each(['sessionID', 'info'] as const)(
+    'deleting the owner while its permission prompt is open rejects the spawn; nothing starts (event shape %s)',
+    async (shape) => {
+      const s = new Session(ctx.host, 'ses_doomed');
+      const children = liveChildren();
+      ctx.host.permissions.decide = () => 'hang';
+      const spawning = s.call('pty_spawn', { command: 'sleep', args: ['30'], description: 'never' });
+      await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
+      await ctx.host.deleteSession('ses_doomed', shape);
+      const failed = fails(await spawning);
+      expect(failed.code).toBe('owner_deleted');
+      // The user answers the stale prompt later: still nothing starts.
+      ctx.host.permissions.release('allow');
+      await sleep(100);
+      expect(liveChildren()).toEqual(children);
+      expect(fails(await s.call('pty_list', {})).code).toBe('owner_deleted');
+      expect(fails(await s.call('pty_spawn', { command: 'cat', description: 'late' })).code).toBe('owner_deleted');
+      // Other sessions are untouched.
+      ctx.host.permissions.decide = () => 'allow';
+      const other = new Session(ctx.host, 'ses_alive');
+      expect((await other.spawn({ command: 'cat', description: 'fine' })).status).toBe('running');
+    },
+  );
 
   it('deleting the owner while its spawn is in flight leaves nothing running', async () => {
     const s = new Session(ctx.host, 'ses_racing');
@@ -93,7 +96,11 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
     const children = liveChildren();
     ctx.host.permissions.decide = () => 'hang';
     const cancel = new AbortController();
-    const spawning = s.call('pty_spawn', { command: 'sleep', args: ['30'], description: 'cancelled' }, { signal: cancel.signal });
+    const spawning = s.call(
+      'pty_spawn',
+      { command: 'sleep', args: ['30'], description: 'cancelled' },
+      { signal: cancel.signal },
+    );
     await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
     cancel.abort(new Error('the user pressed Esc'));
     expect(fails(await spawning).message).toBe('the user pressed Esc');
@@ -125,7 +132,12 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
 
   it('ends a PTY at timeoutSeconds with status timeout', async () => {
     const s = new Session(ctx.host, 'ses_timeout');
-    const { id, timeoutSeconds } = await s.spawn({ command: 'sleep', args: ['30'], description: 'too slow', timeoutSeconds: 1 });
+    const { id, timeoutSeconds } = await s.spawn({
+      command: 'sleep',
+      args: ['30'],
+      description: 'too slow',
+      timeoutSeconds: 1,
+    });
     expect(timeoutSeconds).toBe(1);
     const ended = await s.untilStatus(id, ['timeout', 'exited', 'killed']);
     expect(ended).toMatchObject({ status: 'timeout', timedOut: true, timeoutSeconds: 1 });

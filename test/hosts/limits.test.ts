@@ -28,7 +28,9 @@ describe.each(HOSTS)('registry limits through the %s host', (_name, factory) => 
     const calls = sessions.flatMap((s) =>
       Array.from({ length: perSession }, (_, i) => {
         const index = settled.push(undefined) - 1;
-        return s.call('pty_spawn', { command: 'cat', description: `${s.id} #${i}` }).then((outcome) => (settled[index] = outcome));
+        return s
+          .call('pty_spawn', { command: 'cat', description: `${s.id} #${i}` })
+          .then((outcome) => (settled[index] = outcome));
       }),
     );
     // Every call has either been refused or is waiting at its prompt: the admissions are all decided.
@@ -88,7 +90,8 @@ describe.each(HOSTS)('registry limits through the %s host', (_name, factory) => 
   it('evicts an ended PTY to admit a new one at the owner limit, and refuses when all still run', async () => {
     const s = new Session(ctx.host, 'ses_evict');
     const running = [];
-    for (let i = 0; i < MAX_SESSIONS_PER_OWNER - 1; i++) running.push((await s.spawn({ command: 'cat', description: `cat ${i}` })).id);
+    for (let i = 0; i < MAX_SESSIONS_PER_OWNER - 1; i++)
+      running.push((await s.spawn({ command: 'cat', description: `cat ${i}` })).id);
     const short = await s.spawn({ command: 'true', description: 'ends at once' });
     await s.untilStatus(short.id, ['exited']);
 

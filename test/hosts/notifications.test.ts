@@ -23,7 +23,12 @@ describe.each(HOSTS)('exit notifications through the %s host', (_name, factory) 
   it('sends a pty.exit envelope with a clipped description and the last line', async () => {
     const s = new Session(ctx.host, 'ses_notify');
     const description = `builds the whole thing ${'and more '.repeat(20)}`.trim();
-    const { id } = await s.spawn({ command: 'sh', args: ['-c', 'echo first; echo last words; echo; exit 3'], description, notifyOnExit: true });
+    const { id } = await s.spawn({
+      command: 'sh',
+      args: ['-c', 'echo first; echo last words; echo; exit 3'],
+      description,
+      notifyOnExit: true,
+    });
     const n = await waitFor(() => notificationFor(ctx.host.notifications, id), 'the exit notification');
     expect(n.sessionID).toBe('ses_notify');
     expect(n.envelope).toEqual({
@@ -46,20 +51,41 @@ describe.each(HOSTS)('exit notifications through the %s host', (_name, factory) 
     expect(JSON.parse(n.text)).toEqual(n.envelope);
     if (ctx.host instanceof V2HostFixture) {
       const [call] = ctx.host.syntheticCalls;
-      expect(call!.input).toEqual({ sessionID: 'ses_notify', text: n.text, description: n.label, metadata: { label: n.label, localPty: n.envelope }, delivery: 'steer' });
+      expect(call!.input).toEqual({
+        sessionID: 'ses_notify',
+        text: n.text,
+        description: n.label,
+        metadata: { label: n.label, localPty: n.envelope },
+        delivery: 'steer',
+      });
       expect(call!.options?.signal).toBeInstanceOf(AbortSignal);
     } else if (ctx.host instanceof V1HostFixture) {
       const [call] = ctx.host.promptCalls;
-      expect(call!.body.parts).toEqual([{ type: 'text', text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } }]);
+      expect(call!.body.parts).toEqual([
+        { type: 'text', text: n.text, synthetic: true, metadata: { label: n.label, localPty: n.envelope } },
+      ]);
     }
     expect(ctx.host.notifications).toHaveLength(1);
   });
 
   it('reports a timeout in the envelope', async () => {
     const s = new Session(ctx.host, 'ses_notify_timeout');
-    const { id } = await s.spawn({ command: 'sleep', args: ['30'], description: 'slow', timeoutSeconds: 1, notifyOnExit: true });
+    const { id } = await s.spawn({
+      command: 'sleep',
+      args: ['30'],
+      description: 'slow',
+      timeoutSeconds: 1,
+      notifyOnExit: true,
+    });
     const n = await waitFor(() => notificationFor(ctx.host.notifications, id), 'the timeout notification');
-    expect(n.envelope).toMatchObject({ type: 'pty.exit', id, status: 'timeout', timedOut: true, timeoutSeconds: 1, lastLine: '' });
+    expect(n.envelope).toMatchObject({
+      type: 'pty.exit',
+      id,
+      status: 'timeout',
+      timedOut: true,
+      timeoutSeconds: 1,
+      lastLine: '',
+    });
   });
 
   it('sends none without notifyOnExit', async () => {
@@ -106,7 +132,10 @@ describe.each(HOSTS)('exit notifications through the %s host', (_name, factory) 
 
     await waitFor(() => stuck.aborted, 'the hung delivery to be abandoned', NOTIFY_TIMEOUT_MS + 15_000);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(NOTIFY_TIMEOUT_MS - 1_000);
-    await waitFor(() => warnings(ctx.host).includes('exit notification not delivered'), 'the failed delivery to be logged');
+    await waitFor(
+      () => warnings(ctx.host).includes('exit notification not delivered'),
+      'the failed delivery to be logged',
+    );
 
     ctx.host.notifyMode = 'never';
     const third = await s.spawn({ command: 'true', description: 'pending at close', notifyOnExit: true });
@@ -158,19 +187,29 @@ describe('V1 notifications keep the session’s agent and model', () => {
     await waitFor(() => notificationFor(host.notifications, busy.id), 'the queued notification');
     // OpenCode runs a turn's next step with the agent and model of its last user message, a noReply one too
     // (test/e2e/local-pty.e2e.ts): a queued message without them would switch the model mid-turn.
-    expect(host.promptCalls[0]!.body).toMatchObject({ noReply: true, agent: 'build', model: { providerID: 'mock', modelID: 'mock-model' } });
+    expect(host.promptCalls[0]!.body).toMatchObject({
+      noReply: true,
+      agent: 'build',
+      model: { providerID: 'mock', modelID: 'mock-model' },
+    });
     expect(host.messageCalls).toEqual([{ id: 'ses_busy', limit: WAKE_LOOKUP_MESSAGES }]);
 
     await host.setStatus('ses_busy', 'idle');
     const idle = await s.spawn({ command: 'true', description: 'while idle', notifyOnExit: true });
     await waitFor(() => notificationFor(host.notifications, idle.id), 'the wake-up');
-    expect(host.promptCalls[1]!.body).toMatchObject({ agent: 'build', model: { providerID: 'mock', modelID: 'mock-model' } });
+    expect(host.promptCalls[1]!.body).toMatchObject({
+      agent: 'build',
+      model: { providerID: 'mock', modelID: 'mock-model' },
+    });
     expect(host.promptCalls[1]!.body.noReply).toBeUndefined();
   });
 
   it('keeps the agent and model of the last user message the events showed, however many steps came after it', async () => {
     // A long turn: the newest WAKE_LOOKUP_MESSAGES messages are all assistant steps, no user message among them.
-    host.messages.set('ses_long', Array.from({ length: WAKE_LOOKUP_MESSAGES }, () => ({ info: { role: 'assistant' } })));
+    host.messages.set(
+      'ses_long',
+      Array.from({ length: WAKE_LOOKUP_MESSAGES }, () => ({ info: { role: 'assistant' } })),
+    );
     await host.userMessage('ses_long', 'build', { providerID: 'p0', modelID: 'm0' });
     await host.userMessage('ses_long', 'plan', { providerID: 'p1', modelID: 'm1' });
     await host.userMessage('ses_other', 'build', { providerID: 'p2', modelID: 'm2' });

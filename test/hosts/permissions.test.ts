@@ -13,13 +13,23 @@ describe.each(HOSTS)('permissions through the %s host', (_name, factory) => {
   it('asks for the exact command line (quoted only where needed), with nothing remembered', async () => {
     const s = new Session(ctx.host, 'ses_ask');
     const spawned = ok(
-      await s.call('pty_spawn', { command: 'echo', args: ["it's", '$HOME', 'a b'], description: 'quoting' }, { agent: 'plan', messageID: 'msg_7' }),
+      await s.call(
+        'pty_spawn',
+        { command: 'echo', args: ["it's", '$HOME', 'a b'], description: 'quoting' },
+        { agent: 'plan', messageID: 'msg_7' },
+      ),
       SpawnResult,
     );
     const commandLine = `echo 'it'\\''s' '$HOME' 'a b'`;
     expect(ctx.host.permissionLog).toHaveLength(1);
     const [asked] = ctx.host.permissionLog;
-    expect(asked).toMatchObject({ sessionID: 'ses_ask', permission: 'bash', patterns: [commandLine], remember: [], outcome: 'allowed' });
+    expect(asked).toMatchObject({
+      sessionID: 'ses_ask',
+      permission: 'bash',
+      patterns: [commandLine],
+      remember: [],
+      outcome: 'allowed',
+    });
     expect(asked!.metadata).toMatchObject({
       command: commandLine,
       workdir: ctx.host.projectDir,
@@ -30,7 +40,13 @@ describe.each(HOSTS)('permissions through the %s host', (_name, factory) => {
     if (ctx.host.name === 'v2') {
       // The active tool call is the source; the agent is the caller's.
       const raw = asked!.raw as V2PermissionAssertInput;
-      expect(raw).toMatchObject({ sessionID: 'ses_ask', action: 'bash', resources: [commandLine], save: [], agent: 'plan' });
+      expect(raw).toMatchObject({
+        sessionID: 'ses_ask',
+        action: 'bash',
+        resources: [commandLine],
+        save: [],
+        agent: 'plan',
+      });
       expect(raw.source).toEqual({ type: 'tool', messageID: 'msg_7', callID: expect.stringMatching(/^call_\d+$/) });
     } else {
       expect(asked!.raw).toMatchObject({ permission: 'bash', patterns: [commandLine], always: [] });
@@ -74,7 +90,11 @@ describe.each(HOSTS)('permissions through the %s host', (_name, factory) => {
     const before = ctx.host.permissionLog.length;
     const near = await s.spawn({ command: 'pwd', workdir: 'sub', description: 'inside' });
     expect(near.workdir).toBe(join(ctx.host.projectDir, 'sub'));
-    const absolute = await s.spawn({ command: 'pwd', workdir: join(ctx.host.projectDir, 'sub'), description: 'inside too' });
+    const absolute = await s.spawn({
+      command: 'pwd',
+      workdir: join(ctx.host.projectDir, 'sub'),
+      description: 'inside too',
+    });
     expect(absolute.workdir).toBe(join(ctx.host.projectDir, 'sub'));
     expect(ctx.host.permissionLog.slice(before).map((p) => p.permission)).toEqual(['bash', 'bash']);
   });
@@ -86,7 +106,9 @@ describe.each(HOSTS)('permissions through the %s host', (_name, factory) => {
     const failed = fails(await s.call('pty_spawn', { command: 'sleep', args: ['30'], description: 'refused' }));
     if (ctx.host.name === 'v2') {
       expect(failed.code).toBe('permission_denied');
-      expect(failed.message).toMatch(/^Start PTY: sleep 30: not allowed \(Permission\.DeclinedError\)\. Nothing was done\./);
+      expect(failed.message).toMatch(
+        /^Start PTY: sleep 30: not allowed \(Permission\.DeclinedError\)\. Nothing was done\./,
+      );
     } else {
       // V1 passes OpenCode's own rejection through, so OpenCode handles it as it does for its own tools.
       expect(failed.message).toBe('The user rejected permission to use this specific tool call.');

@@ -1,4 +1,13 @@
-import { CANONICAL_LINE_MAX_BYTES, GREP_TIMEOUT_MS, LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS, MAX_GREP_WORKERS, MAX_LINE_CHARS, MAX_READ_LIMIT, MAX_READ_OFFSET } from '../../src/limits.js';
+import {
+  CANONICAL_LINE_MAX_BYTES,
+  GREP_TIMEOUT_MS,
+  LINE_OVERHEAD_CHARS,
+  MAX_BUFFER_CHARS,
+  MAX_GREP_WORKERS,
+  MAX_LINE_CHARS,
+  MAX_READ_LIMIT,
+  MAX_READ_OFFSET,
+} from '../../src/limits.js';
 import { MatchesRead } from '../../src/protocol/tool-results.js';
 import { waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
@@ -23,7 +32,10 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     expect(head.retainedLines).toBe(FLOOD_LINES - head.droppedLines);
     // What is kept fits the bound, and fills it: each line counts its length, its newline and the overhead.
     const lineCost = (n: number) => String(n).length + 1 + LINE_OVERHEAD_CHARS;
-    const kept = Array.from({ length: head.retainedLines }, (_, i) => lineCost(head.firstLine + i)).reduce((a, b) => a + b, 0);
+    const kept = Array.from({ length: head.retainedLines }, (_, i) => lineCost(head.firstLine + i)).reduce(
+      (a, b) => a + b,
+      0,
+    );
     expect(kept).toBeLessThanOrEqual(MAX_BUFFER_CHARS);
     expect(kept + lineCost(head.firstLine - 1)).toBeGreaterThan(MAX_BUFFER_CHARS);
     // Line n holds the number n: the line numbers are absolute.
@@ -31,14 +43,23 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     expect(head).toMatchObject({ offset: 0, returned: 3, hasMore: true, nextOffset: 3 });
 
     const tail = await s.read(id, { tail: true, limit: 3 });
-    expect(tail.lines).toEqual([FLOOD_LINES - 2, FLOOD_LINES - 1, FLOOD_LINES].map((n) => ({ line: n, text: String(n) })));
+    expect(tail.lines).toEqual(
+      [FLOOD_LINES - 2, FLOOD_LINES - 1, FLOOD_LINES].map((n) => ({ line: n, text: String(n) })),
+    );
     expect(tail).toMatchObject({ offset: head.retainedLines - 3, returned: 3, hasMore: false, nextOffset: null });
 
     const page = await s.read(id, { offset: MAX_READ_OFFSET, limit: MAX_READ_LIMIT });
     expect(page.returned).toBe(MAX_READ_LIMIT);
-    expect(page.lines[0]).toEqual({ line: head.firstLine + MAX_READ_OFFSET, text: String(head.firstLine + MAX_READ_OFFSET) });
+    expect(page.lines[0]).toEqual({
+      line: head.firstLine + MAX_READ_OFFSET,
+      text: String(head.firstLine + MAX_READ_OFFSET),
+    });
     // More lines follow, but no offset past MAX_READ_OFFSET would be accepted: no nextOffset, a note instead.
-    expect(page).toMatchObject({ hasMore: true, nextOffset: null, note: expect.stringContaining(`offset is at most ${MAX_READ_OFFSET}: read the newest lines with tail`) });
+    expect(page).toMatchObject({
+      hasMore: true,
+      nextOffset: null,
+      note: expect.stringContaining(`offset is at most ${MAX_READ_OFFSET}: read the newest lines with tail`),
+    });
     expect(fails(await s.call('pty_read', { id, offset: MAX_READ_OFFSET + 1 })).message).toMatch(/at most 10000/);
     // Up to the limit, nextOffset is one the tool accepts.
     const before = await s.read(id, { offset: MAX_READ_OFFSET - 5, limit: 5 });
@@ -62,14 +83,23 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
       { line: 2, text: '100%' },
     ]);
     const raw = await s.read(id, { raw: true });
-    expect(raw).toMatchObject({ raw: true, text: '\u001b[31mred\u001b[0m\n10%\r50%\r100%\n', cutLines: 0, hasMore: false });
+    expect(raw).toMatchObject({
+      raw: true,
+      text: '\u001b[31mred\u001b[0m\n10%\r50%\r100%\n',
+      cutLines: 0,
+      hasMore: false,
+    });
     const rawTail = await s.read(id, { raw: true, tail: true, limit: 1 });
     expect(rawTail).toMatchObject({ text: '', offset: 2 });
   });
 
   it('searches with a regular expression, case-insensitively when asked', async () => {
     const s = new Session(ctx.host, 'ses_grep');
-    const { id } = await s.spawn({ command: 'printf', args: ['alpha\\nBeta\\nbeta\\ngamma beta\\nBETA!\\n'], description: 'words' });
+    const { id } = await s.spawn({
+      command: 'printf',
+      args: ['alpha\\nBeta\\nbeta\\ngamma beta\\nBETA!\\n'],
+      description: 'words',
+    });
     await s.untilStatus(id, ['exited']);
     const exact = await s.read(id, { pattern: 'beta' });
     expect(exact.lines).toEqual([
@@ -88,7 +118,9 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     expect(second.lines.map((l) => l.line)).toEqual([4, 5]);
     const past = await s.read(id, { pattern: 'beta', ignoreCase: true, limit: 2, offset: 4 });
     expect(past).toMatchObject({ matches: 0, lines: [], limitReached: false, hasMore: false, nextOffset: null });
-    expect(fails(await s.call('pty_read', { id, pattern: 'beta', tail: true })).message).toMatch(/cannot be combined with tail or raw/);
+    expect(fails(await s.call('pty_read', { id, pattern: 'beta', tail: true })).message).toMatch(
+      /cannot be combined with tail or raw/,
+    );
   });
 
   it('explains an invalid pattern with grep’s own complaint', async () => {
@@ -103,7 +135,11 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
   it('stops a catastrophic pattern with pattern_too_expensive', async () => {
     const s = new Session(ctx.host, 'ses_redos');
     // 40,009 is prime: ^(aa+)\1+$ backtracks through every split and never matches.
-    const { id } = await s.spawn({ command: 'python3', args: ['-c', "print('a' * 40009)"], description: 'one long line' });
+    const { id } = await s.spawn({
+      command: 'python3',
+      args: ['-c', "print('a' * 40009)"],
+      description: 'one long line',
+    });
     await s.untilStatus(id, ['exited']);
     const read = await s.read(id);
     expect(read.lines).toEqual([{ line: 1, text: 'a'.repeat(MAX_LINE_CHARS), cutFrom: 40_009 }]);
@@ -120,7 +156,9 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     await s.untilStatus(id, ['exited']);
     const patterns = Array.from({ length: MAX_GREP_WORKERS + 1 }, (_, i) => `^${i + 1}999$`);
     const results = await Promise.all(patterns.map((pattern) => s.call('pty_read', { id, pattern })));
-    expect(results.map((r) => ok(r, MatchesRead).lines)).toEqual(patterns.map((_, i) => [{ line: (i + 1) * 1000 + 999, text: String((i + 1) * 1000 + 999) }]));
+    expect(results.map((r) => ok(r, MatchesRead).lines)).toEqual(
+      patterns.map((_, i) => [{ line: (i + 1) * 1000 + 999, text: String((i + 1) * 1000 + 999) }]),
+    );
   });
 
   it('refuses a line longer than the canonical-mode limit to cat, and takes it for a raw-mode program', async () => {
@@ -143,12 +181,18 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
 
     const raw = await s.spawn({
       command: 'python3',
-      args: ['-c', "import tty,sys; tty.setraw(0); print('ready', flush=True); print(len(sys.stdin.buffer.read(5000)), flush=True)"],
+      args: [
+        '-c',
+        "import tty,sys; tty.setraw(0); print('ready', flush=True); print(len(sys.stdin.buffer.read(5000)), flush=True)",
+      ],
       description: 'raw mode',
     });
     await s.untilOutput(raw.id, 'ready');
     expect(await s.write(raw.id, long)).toMatchObject({ bytesWritten: 5000 });
     await s.untilOutput(raw.id, /^5000$/m);
-    await waitFor(async () => (await s.list()).find((p) => p.id === raw.id)?.status === 'exited', 'the raw-mode program to exit');
+    await waitFor(
+      async () => (await s.list()).find((p) => p.id === raw.id)?.status === 'exited',
+      'the raw-mode program to exit',
+    );
   });
 });

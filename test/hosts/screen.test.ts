@@ -40,7 +40,10 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
     const typed = await s.type(id, { input: [{ text: 'ab' }, { key: 'Enter' }] });
     expect(typed).toEqual({ id, bytesWritten: 3, status: 'running' });
     expect(ctx.host.permissionLog.length).toBe(asks + 1);
-    await waitFor(async () => (await s.read(id, { screen: true })).screen.rows[1] === 'ab', 'cat to echo the typed line');
+    await waitFor(
+      async () => (await s.read(id, { screen: true })).screen.rows[1] === 'ab',
+      'cat to echo the typed line',
+    );
 
     const resized = await s.type(id, { resize: { rows: 7, cols: 33 } });
     expect(resized).toEqual({ id, bytesWritten: 0, status: 'running', size: { rows: 7, cols: 33 } });

@@ -3,7 +3,12 @@ import { MAX_TRACKED_SESSION_TURNS } from '../../src/limits.js';
 
 let seq = 0;
 /** A user message.updated as OpenCode 1.18.33 sends it; ids sort in creation order, as OpenCode's do. */
-const userMessage = (sessionID: string, agent: string, modelID: string, id = `msg_${String(++seq).padStart(12, '0')}`) => ({
+const userMessage = (
+  sessionID: string,
+  agent: string,
+  modelID: string,
+  id = `msg_${String(++seq).padStart(12, '0')}`,
+) => ({
   type: 'message.updated',
   properties: { sessionID, info: { id, sessionID, role: 'user', agent, model: { providerID: 'p', modelID } } },
 });
@@ -13,8 +18,22 @@ describe('SessionActivity: the agent and model of each session’s last user mes
     const activity = new SessionActivity();
     activity.observe(userMessage('ses_a', 'build', 'm0'));
     activity.observe(userMessage('ses_a', 'plan', 'm1'));
-    activity.observe({ type: 'message.updated', properties: { info: { id: 'msg_999999999998', sessionID: 'ses_a', role: 'assistant', agent: 'other', model: { providerID: 'x', modelID: 'y' } } } });
-    activity.observe({ type: 'message.updated', properties: { info: { id: 'msg_999999999998', sessionID: 'ses_a', role: 'user' } } });
+    activity.observe({
+      type: 'message.updated',
+      properties: {
+        info: {
+          id: 'msg_999999999998',
+          sessionID: 'ses_a',
+          role: 'assistant',
+          agent: 'other',
+          model: { providerID: 'x', modelID: 'y' },
+        },
+      },
+    });
+    activity.observe({
+      type: 'message.updated',
+      properties: { info: { id: 'msg_999999999998', sessionID: 'ses_a', role: 'user' } },
+    });
     expect(activity.lastTurn('ses_a')).toEqual({ agent: 'plan', model: { providerID: 'p', modelID: 'm1' } });
     expect(activity.lastTurn('ses_b')).toBeUndefined();
   });
@@ -34,14 +53,25 @@ describe('SessionActivity: the agent and model of each session’s last user mes
 
   it('ignores malformed events and forgets a deleted session', () => {
     const activity = new SessionActivity();
-    const noId = { type: 'message.updated', properties: { info: { sessionID: 'ses_a', role: 'user', agent: 'a', model: { providerID: 'p', modelID: 'm' } } } };
-    for (const bad of [null, 7, { type: 'message.updated' }, { type: 'message.updated', properties: { info: { role: 'user', agent: 'a', model: { providerID: 'p' } } } }, noId]) {
+    const noId = {
+      type: 'message.updated',
+      properties: { info: { sessionID: 'ses_a', role: 'user', agent: 'a', model: { providerID: 'p', modelID: 'm' } } },
+    };
+    for (const bad of [
+      null,
+      7,
+      { type: 'message.updated' },
+      { type: 'message.updated', properties: { info: { role: 'user', agent: 'a', model: { providerID: 'p' } } } },
+      noId,
+    ]) {
       expect(activity.observe(bad)).toBeUndefined();
     }
     expect(activity.lastTurn('ses_a')).toBeUndefined();
     activity.observe(userMessage('ses_a', 'plan', 'm1'));
     expect(activity.lastTurn('ses_a')?.agent).toBe('plan');
-    expect(activity.observe({ type: 'session.deleted', properties: { sessionID: 'ses_a', info: { id: 'ses_a' } } })).toBe('ses_a');
+    expect(
+      activity.observe({ type: 'session.deleted', properties: { sessionID: 'ses_a', info: { id: 'ses_a' } } }),
+    ).toBe('ses_a');
     expect(activity.lastTurn('ses_a')).toBeUndefined();
   });
 

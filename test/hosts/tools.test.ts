@@ -1,4 +1,15 @@
-import { MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_DESCRIPTION_CHARS, MAX_PATH_BYTES, MAX_PATTERN_CHARS, MAX_TERMINAL_DIMENSION, MAX_TITLE_CHARS, MAX_TOTAL_ARG_BYTES, MAX_WRITE_BYTES } from '../../src/limits.js';
+import {
+  MAX_ARG_BYTES,
+  MAX_ARGS,
+  MAX_COMMAND_BYTES,
+  MAX_DESCRIPTION_CHARS,
+  MAX_PATH_BYTES,
+  MAX_PATTERN_CHARS,
+  MAX_TERMINAL_DIMENSION,
+  MAX_TITLE_CHARS,
+  MAX_TOTAL_ARG_BYTES,
+  MAX_WRITE_BYTES,
+} from '../../src/limits.js';
 import { HOSTS, Session, fails, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(90_000);
@@ -13,7 +24,14 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
   it('spawns cat, writes, reads back, lists, kills, then removes it with cleanup', async () => {
     const s = new Session(ctx.host, 'ses_happy');
     const spawned = await s.spawn({ command: 'cat', title: 'echo box', description: 'echo what I type' });
-    expect(spawned).toMatchObject({ command: 'cat', args: [], title: 'echo box', status: 'running', workdir: ctx.host.projectDir, timedOut: false });
+    expect(spawned).toMatchObject({
+      command: 'cat',
+      args: [],
+      title: 'echo box',
+      status: 'running',
+      workdir: ctx.host.projectDir,
+      timedOut: false,
+    });
     expect(spawned.id).toMatch(/^pty_[0-9a-f]{8}$/);
     expect(spawned.pid).toEqual(expect.any(Number));
 
@@ -21,7 +39,16 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
     await s.untilOutput(spawned.id, 'hello pty');
     const read = await s.read(spawned.id);
     expect(read.lines).toEqual([{ line: 1, text: 'hello pty' }]);
-    expect(read).toMatchObject({ status: 'running', totalLines: 1, firstLine: 1, droppedLines: 0, offset: 0, returned: 1, hasMore: false, nextOffset: null });
+    expect(read).toMatchObject({
+      status: 'running',
+      totalLines: 1,
+      firstLine: 1,
+      droppedLines: 0,
+      offset: 0,
+      returned: 1,
+      hasMore: false,
+      nextOffset: null,
+    });
 
     const listed = await s.list();
     expect(listed.map((p) => [p.id, p.status, p.lineCount])).toEqual([[spawned.id, 'running', 1]]);
@@ -56,22 +83,93 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
     const spawnCases: Array<[string, Record<string, unknown>, RegExp, string | undefined]> = [
       ['an unknown key', { command: 'cat', description: 'x', bogus: 1 }, /Unrecognized key.*bogus/, undefined],
       ['an empty command', { command: '', description: 'x' }, /command: must name the program to run/, undefined],
-      ['too many args', { command: 'echo', description: 'x', args: Array.from({ length: MAX_ARGS + 1 }, () => 'a') }, new RegExp(`args: at most ${MAX_ARGS} arguments`), undefined],
-      ['an arg too long', { command: 'echo', description: 'x', args: ['a'.repeat(MAX_ARG_BYTES + 1)] }, new RegExp(`args\\[0\\] is ${MAX_ARG_BYTES + 1} bytes; the limit is ${MAX_ARG_BYTES} bytes`), 'limit'],
-      ['a NUL in an arg', { command: 'echo', description: 'x', args: ['a\0b'] }, /args\[0\] contains a NUL byte/, 'invalid_input'],
+      [
+        'too many args',
+        { command: 'echo', description: 'x', args: Array.from({ length: MAX_ARGS + 1 }, () => 'a') },
+        new RegExp(`args: at most ${MAX_ARGS} arguments`),
+        undefined,
+      ],
+      [
+        'an arg too long',
+        { command: 'echo', description: 'x', args: ['a'.repeat(MAX_ARG_BYTES + 1)] },
+        new RegExp(`args\\[0\\] is ${MAX_ARG_BYTES + 1} bytes; the limit is ${MAX_ARG_BYTES} bytes`),
+        'limit',
+      ],
+      [
+        'a NUL in an arg',
+        { command: 'echo', description: 'x', args: ['a\0b'] },
+        /args\[0\] contains a NUL byte/,
+        'invalid_input',
+      ],
       ['a NUL in the command', { command: 'ec\0ho', description: 'x' }, /command contains a NUL byte/, 'invalid_input'],
-      ['timeoutSeconds 0', { command: 'cat', description: 'x', timeoutSeconds: 0 }, /timeoutSeconds: must be at least 1/, undefined],
-      ['timeoutSeconds 3601', { command: 'cat', description: 'x', timeoutSeconds: 3601 }, /timeoutSeconds: must be at most 3600/, undefined],
+      [
+        'timeoutSeconds 0',
+        { command: 'cat', description: 'x', timeoutSeconds: 0 },
+        /timeoutSeconds: must be at least 1/,
+        undefined,
+      ],
+      [
+        'timeoutSeconds 3601',
+        { command: 'cat', description: 'x', timeoutSeconds: 3601 },
+        /timeoutSeconds: must be at most 3600/,
+        undefined,
+      ],
       // (V2 hosts validate the Standard Schema themselves and word this their own way.)
-      ['no description', { command: 'cat' }, /description: (required \(string\)|Invalid input: expected string, received undefined)/, undefined],
-      ['a title too long', { command: 'cat', description: 'x', title: 't'.repeat(MAX_TITLE_CHARS + 1) }, new RegExp(`title: at most ${MAX_TITLE_CHARS} characters`), undefined],
-      ['a description too long', { command: 'cat', description: 'd'.repeat(MAX_DESCRIPTION_CHARS + 1) }, new RegExp(`description: at most ${MAX_DESCRIPTION_CHARS} characters`), undefined],
-      ['a command too long', { command: 'c'.repeat(MAX_COMMAND_BYTES + 1), description: 'x' }, new RegExp(`command is ${MAX_COMMAND_BYTES + 1} bytes; the limit is ${MAX_COMMAND_BYTES} bytes`), 'limit'],
-      ['args too long together', { command: 'echo', description: 'x', args: Array.from({ length: 5 }, () => 'a'.repeat(MAX_TOTAL_ARG_BYTES / 4)) }, new RegExp(`the arguments together are ${(MAX_TOTAL_ARG_BYTES / 4) * 5} bytes; the limit is ${MAX_TOTAL_ARG_BYTES} bytes`), 'limit'],
-      ['a workdir path too long', { command: 'pwd', description: 'x', workdir: `/${'w'.repeat(MAX_PATH_BYTES)}` }, new RegExp(`workdir is ${MAX_PATH_BYTES + 1} bytes; the limit is ${MAX_PATH_BYTES} bytes`), 'limit'],
-      ['a workdir that does not exist', { command: 'pwd', description: 'x', workdir: '/nonexistent/local-pty/dir' }, /workdir.*\/nonexistent\/local-pty\/dir/, undefined],
+      [
+        'no description',
+        { command: 'cat' },
+        /description: (required \(string\)|Invalid input: expected string, received undefined)/,
+        undefined,
+      ],
+      [
+        'a title too long',
+        { command: 'cat', description: 'x', title: 't'.repeat(MAX_TITLE_CHARS + 1) },
+        new RegExp(`title: at most ${MAX_TITLE_CHARS} characters`),
+        undefined,
+      ],
+      [
+        'a description too long',
+        { command: 'cat', description: 'd'.repeat(MAX_DESCRIPTION_CHARS + 1) },
+        new RegExp(`description: at most ${MAX_DESCRIPTION_CHARS} characters`),
+        undefined,
+      ],
+      [
+        'a command too long',
+        { command: 'c'.repeat(MAX_COMMAND_BYTES + 1), description: 'x' },
+        new RegExp(`command is ${MAX_COMMAND_BYTES + 1} bytes; the limit is ${MAX_COMMAND_BYTES} bytes`),
+        'limit',
+      ],
+      [
+        'args too long together',
+        {
+          command: 'echo',
+          description: 'x',
+          args: Array.from({ length: 5 }, () => 'a'.repeat(MAX_TOTAL_ARG_BYTES / 4)),
+        },
+        new RegExp(
+          `the arguments together are ${(MAX_TOTAL_ARG_BYTES / 4) * 5} bytes; the limit is ${MAX_TOTAL_ARG_BYTES} bytes`,
+        ),
+        'limit',
+      ],
+      [
+        'a workdir path too long',
+        { command: 'pwd', description: 'x', workdir: `/${'w'.repeat(MAX_PATH_BYTES)}` },
+        new RegExp(`workdir is ${MAX_PATH_BYTES + 1} bytes; the limit is ${MAX_PATH_BYTES} bytes`),
+        'limit',
+      ],
+      [
+        'a workdir that does not exist',
+        { command: 'pwd', description: 'x', workdir: '/nonexistent/local-pty/dir' },
+        /workdir.*\/nonexistent\/local-pty\/dir/,
+        undefined,
+      ],
       ['rows 0', { command: 'cat', description: 'x', rows: 0 }, /rows: must be at least 1/, undefined],
-      ['cols too many', { command: 'cat', description: 'x', cols: MAX_TERMINAL_DIMENSION + 1 }, new RegExp(`cols: must be at most ${MAX_TERMINAL_DIMENSION}`), undefined],
+      [
+        'cols too many',
+        { command: 'cat', description: 'x', cols: MAX_TERMINAL_DIMENSION + 1 },
+        new RegExp(`cols: must be at most ${MAX_TERMINAL_DIMENSION}`),
+        undefined,
+      ],
     ];
 
     it.each(spawnCases)('pty_spawn with %s', async (_case, args, message, code) => {
@@ -89,10 +187,34 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
       ['offset > 10000', 'pty_read', (id) => ({ id, offset: 10_001 }), /offset: must be at most 10000/, undefined],
       ['limit 0', 'pty_read', (id) => ({ id, limit: 0 }), /limit: must be at least 1/, undefined],
       ['limit 2001', 'pty_read', (id) => ({ id, limit: 2001 }), /limit: must be at most 2000/, undefined],
-      ['a pattern too long', 'pty_read', (id) => ({ id, pattern: 'a'.repeat(MAX_PATTERN_CHARS + 1) }), new RegExp(`pattern: at most ${MAX_PATTERN_CHARS} characters`), undefined],
-      ['tail with offset', 'pty_read', (id) => ({ id, tail: true, offset: 0 }), /either offset .* or tail .*, not both/, 'invalid_input'],
-      ['an invalid escape', 'pty_write', (id) => ({ id, data: 'a\\qb' }), /invalid escape "\\q" at position 1.*accepted escapes are/, 'invalid_input'],
-      ['more than 65536 bytes', 'pty_write', (id) => ({ id, data: 'x'.repeat(MAX_WRITE_BYTES + 1) }), new RegExp(`at most ${MAX_WRITE_BYTES} bytes`), 'limit'],
+      [
+        'a pattern too long',
+        'pty_read',
+        (id) => ({ id, pattern: 'a'.repeat(MAX_PATTERN_CHARS + 1) }),
+        new RegExp(`pattern: at most ${MAX_PATTERN_CHARS} characters`),
+        undefined,
+      ],
+      [
+        'tail with offset',
+        'pty_read',
+        (id) => ({ id, tail: true, offset: 0 }),
+        /either offset .* or tail .*, not both/,
+        'invalid_input',
+      ],
+      [
+        'an invalid escape',
+        'pty_write',
+        (id) => ({ id, data: 'a\\qb' }),
+        /invalid escape "\\q" at position 1.*accepted escapes are/,
+        'invalid_input',
+      ],
+      [
+        'more than 65536 bytes',
+        'pty_write',
+        (id) => ({ id, data: 'x'.repeat(MAX_WRITE_BYTES + 1) }),
+        new RegExp(`at most ${MAX_WRITE_BYTES} bytes`),
+        'limit',
+      ],
       ['a bad id to kill', 'pty_kill', () => ({ id: 'PTY_12345678' }), /id: must be a PTY id/, undefined],
       ['an unknown key to list', 'pty_list', () => ({ all: true }), /Unrecognized key.*all/, undefined],
     ];

@@ -18,7 +18,10 @@ async function withV2(overrides: Partial<V2Context>, body: (host: V2HostFixture)
   } finally {
     await host.close();
     host.cleanup();
-    await waitFor(() => childrenOfSelf({ withOrphanGuard: true }).filter((c) => c.state !== 'Z').length === 0 || undefined, 'no child process left');
+    await waitFor(
+      () => childrenOfSelf({ withOrphanGuard: true }).filter((c) => c.state !== 'Z').length === 0 || undefined,
+      'no child process left',
+    );
   }
 }
 
@@ -47,7 +50,9 @@ describe('the V2 adapter', () => {
         expect(tool.options).toEqual({ codemode: false });
         expect(tool.input['~standard']).toMatchObject({ version: 1, vendor: 'zod' });
         // Strict, like the core's own parse: an unknown key is an issue, not silently dropped.
-        const result = (await tool.input['~standard'].validate({ id: 'pty_12345678', surplus: true })) as { issues?: unknown[] };
+        const result = (await tool.input['~standard'].validate({ id: 'pty_12345678', surplus: true })) as {
+          issues?: unknown[];
+        };
         expect(result.issues?.length).toBeGreaterThan(0);
       }
     });
@@ -96,7 +101,9 @@ describe('the V2 adapter', () => {
 
   it('reads deleted session ids from the V2 and the v1 wire shapes only', () => {
     expect(v2DeletedSessionID({ type: 'session.deleted', data: { sessionID: 'ses_1' } })).toBe('ses_1');
-    expect(v2DeletedSessionID({ type: 'session.deleted', properties: { sessionID: 'ses_2', info: { id: 'ses_2' } } })).toBe('ses_2');
+    expect(
+      v2DeletedSessionID({ type: 'session.deleted', properties: { sessionID: 'ses_2', info: { id: 'ses_2' } } }),
+    ).toBe('ses_2');
     expect(v2DeletedSessionID({ type: 'session.deleted', properties: { info: { id: 'ses_3' } } })).toBe('ses_3');
     expect(v2DeletedSessionID({ type: 'session.created', data: { sessionID: 'ses_4' } })).toBeUndefined();
     expect(v2DeletedSessionID({ type: 'session.deleted' })).toBeUndefined();
@@ -114,7 +121,11 @@ describe('the V2 adapter', () => {
 
   it('falls back to the working directory, with a warning, when the host gives no location', async () => {
     await withV2({ location: undefined }, async (host) => {
-      expect(host.logs).toContainEqual({ level: 'warn', message: 'the host gave no location; using the working directory as the project directory', extra: { projectDir: process.cwd() } });
+      expect(host.logs).toContainEqual({
+        level: 'warn',
+        message: 'the host gave no location; using the working directory as the project directory',
+        extra: { projectDir: process.cwd() },
+      });
       const s = new Session(host, 'ses_cwd');
       const { workdir } = await s.spawn({ command: 'true', description: 'default workdir' });
       expect(workdir).toBe(process.cwd());
@@ -138,7 +149,10 @@ describe('the V2 adapter', () => {
     await withV2({ permission: { assert: () => Promise.reject(reason) } }, async (host) => {
       const s = new Session(host, 'ses_reasons');
       const cases: Array<[unknown, string]> = [
-        [new V2TaggedError('Permission.BlockedError', 'bash is denied by the rule "bash: deny"'), 'bash is denied by the rule "bash: deny"'],
+        [
+          new V2TaggedError('Permission.BlockedError', 'bash is denied by the rule "bash: deny"'),
+          'bash is denied by the rule "bash: deny"',
+        ],
         [new V2TaggedError('Permission.CorrectedError'), 'Permission.CorrectedError'],
         [{ _tag: 'Permission.DeclinedError' }, 'Permission.DeclinedError'],
         [Object.assign(new Error(''), { _tag: 'Permission.DeclinedError' }), 'Permission.DeclinedError'],
@@ -148,7 +162,9 @@ describe('the V2 adapter', () => {
         reason = thrown;
         const failed = fails(await s.call('pty_spawn', { command: 'cat', description: 'refused' }));
         expect(failed.code).toBe('permission_denied');
-        expect(failed.message).toBe(`Start PTY: cat: not allowed (${shown}). Nothing was done. Do not retry the same action unless the user asks for it.`);
+        expect(failed.message).toBe(
+          `Start PTY: cat: not allowed (${shown}). Nothing was done. Do not retry the same action unless the user asks for it.`,
+        );
       }
       expect(await s.list()).toEqual([]);
     });
@@ -156,7 +172,9 @@ describe('the V2 adapter', () => {
 
   it('works without an event stream (warned), ending PTYs at close', async () => {
     await withV2({ event: undefined }, async (host) => {
-      expect(host.logs.map((l) => l.message)).toContain('the host gives no event stream: PTYs of deleted sessions are ended only when the plugin closes');
+      expect(host.logs.map((l) => l.message)).toContain(
+        'the host gives no event stream: PTYs of deleted sessions are ended only when the plugin closes',
+      );
       const s = new Session(host, 'ses_noevents');
       const { pid } = await s.spawn({ command: 'cat', description: 'until close' });
       expect(pid).toEqual(expect.any(Number));
@@ -164,10 +182,16 @@ describe('the V2 adapter', () => {
   });
 
   it('logs the error of an event stream that rejects', async () => {
-    const failing: AsyncIterable<unknown> = { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error('stream lost')) }) };
+    const failing: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error('stream lost')) }),
+    };
     await withV2({ event: { subscribe: () => failing } }, async (host) => {
       await waitFor(() => host.logs.find((l) => l.level === 'error'), 'the stream error to be logged');
-      expect(host.logs).toContainEqual({ level: 'error', message: 'session event stream failed', extra: { error: 'Error: stream lost' } });
+      expect(host.logs).toContainEqual({
+        level: 'error',
+        message: 'session event stream failed',
+        extra: { error: 'Error: stream lost' },
+      });
     });
   });
 

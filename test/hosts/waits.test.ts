@@ -16,14 +16,22 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
 
   it('drives a python REPL with pty_write waits alone: every answer and the next prompt in the same call', async () => {
     const s = new Session(ctx.host, 'ses_wait_repl');
-    const spawned = await s.spawn({ command: 'python3', args: ['-q'], description: 'python REPL', wait: { pattern: PROMPT } });
+    const spawned = await s.spawn({
+      command: 'python3',
+      args: ['-q'],
+      description: 'python REPL',
+      wait: { pattern: PROMPT },
+    });
     expect(spawned).toMatchObject({ status: 'running', reason: 'match', match: { text: '>>> ', unfinished: true } });
     expect(spawned.lines.at(-1)).toEqual({ line: spawned.match?.line, text: '>>> ', unfinished: true });
 
     const assign = await s.call('pty_write', { id: spawned.id, data: 'x = 6 * 7\\n', wait: { pattern: PROMPT } });
     expect(ok(assign, WriteWaited)).toMatchObject({ reason: 'match', bytesWritten: 10, status: 'running' });
 
-    const answer = ok(await s.call('pty_write', { id: spawned.id, data: 'print(x, "é")\\n', wait: { pattern: PROMPT } }), WriteWaited);
+    const answer = ok(
+      await s.call('pty_write', { id: spawned.id, data: 'print(x, "é")\\n', wait: { pattern: PROMPT } }),
+      WriteWaited,
+    );
     // Input is not echoed: the answer follows the old prompt on its line; the new prompt is the unfinished line.
     expect(answer.reason).toBe('match');
     expect(texts(answer.lines)).toEqual(['>>> >>> 42 é', '>>> ']);
@@ -32,11 +40,22 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     expect(answer.waitedMs).toBeLessThan(5_000);
 
     // A multi-line block: the continuation prompt is waited for, then the result.
-    expect(ok(await s.call('pty_write', { id: spawned.id, data: 'for i in range(3):\\n', wait: { pattern: '\\.\\.\\. $' } }), WriteWaited).reason).toBe('match');
-    const loop = ok(await s.call('pty_write', { id: spawned.id, data: '  print(i * i)\\n\\n', wait: { pattern: PROMPT } }), WriteWaited);
+    expect(
+      ok(
+        await s.call('pty_write', { id: spawned.id, data: 'for i in range(3):\\n', wait: { pattern: '\\.\\.\\. $' } }),
+        WriteWaited,
+      ).reason,
+    ).toBe('match');
+    const loop = ok(
+      await s.call('pty_write', { id: spawned.id, data: '  print(i * i)\\n\\n', wait: { pattern: PROMPT } }),
+      WriteWaited,
+    );
     expect(texts(loop.lines).slice(-4)).toEqual(['>>> ... ... 0', '1', '4', '>>> ']);
 
-    const bye = ok(await s.call('pty_write', { id: spawned.id, data: 'exit()\\n', wait: { pattern: PROMPT } }), WriteWaited);
+    const bye = ok(
+      await s.call('pty_write', { id: spawned.id, data: 'exit()\\n', wait: { pattern: PROMPT } }),
+      WriteWaited,
+    );
     expect(bye).toMatchObject({ reason: 'exit', status: 'exited', exitCode: 0 });
     // Nothing but the writes above touched it: not one pty_read.
     expect(ctx.host.permissionLog.filter((p) => p.metadata['tool'] === 'pty_write')).toHaveLength(5);
@@ -50,9 +69,18 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
       description: 'asks',
       wait: { pattern: '\\[y/N\\] $' },
     });
-    expect(spawned).toMatchObject({ reason: 'match', match: { line: 1, text: 'Delete 3 files? [y/N] ', unfinished: true } });
-    const answered = ok(await s.call('pty_write', { id: spawned.id, data: 'y\\n', wait: { pattern: 'answer=' } }), WriteWaited);
-    expect(answered).toMatchObject({ reason: 'match', match: { line: 1, text: 'Delete 3 files? [y/N] answer=y', unfinished: false } });
+    expect(spawned).toMatchObject({
+      reason: 'match',
+      match: { line: 1, text: 'Delete 3 files? [y/N] ', unfinished: true },
+    });
+    const answered = ok(
+      await s.call('pty_write', { id: spawned.id, data: 'y\\n', wait: { pattern: 'answer=' } }),
+      WriteWaited,
+    );
+    expect(answered).toMatchObject({
+      reason: 'match',
+      match: { line: 1, text: 'Delete 3 files? [y/N] answer=y', unfinished: false },
+    });
     const rest = ok(await s.call('pty_read', { id: spawned.id, cursor: answered.cursor, wait: {} }), WaitedRead);
     expect(rest).toMatchObject({ reason: 'exit', status: 'exited' });
     expect(texts(rest.lines)).toEqual(['done']);
@@ -63,21 +91,39 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     const script = join(ctx.host.projectDir, 'steps.py');
     writeFileSync(script, 'x = 1\ny = x + 41\nprint("y is", y)\n');
     const pdbPrompt = '\\(Pdb\\) $';
-    const spawned = await s.spawn({ command: 'python3', args: ['-m', 'pdb', script], description: 'pdb', wait: { pattern: pdbPrompt } });
+    const spawned = await s.spawn({
+      command: 'python3',
+      args: ['-m', 'pdb', script],
+      description: 'pdb',
+      wait: { pattern: pdbPrompt },
+    });
     expect(spawned.reason).toBe('match');
     expect(texts(spawned.lines).join('\n')).toContain('-> x = 1');
-    const next = ok(await s.call('pty_write', { id: spawned.id, data: 'n\\n', wait: { pattern: pdbPrompt } }), WriteWaited);
+    const next = ok(
+      await s.call('pty_write', { id: spawned.id, data: 'n\\n', wait: { pattern: pdbPrompt } }),
+      WriteWaited,
+    );
     expect(texts(next.lines).join('\n')).toContain('-> y = x + 41');
     ok(await s.call('pty_write', { id: spawned.id, data: 'n\\n', wait: { pattern: pdbPrompt } }), WriteWaited);
-    const printed = ok(await s.call('pty_write', { id: spawned.id, data: 'p y\\n', wait: { pattern: pdbPrompt } }), WriteWaited);
+    const printed = ok(
+      await s.call('pty_write', { id: spawned.id, data: 'p y\\n', wait: { pattern: pdbPrompt } }),
+      WriteWaited,
+    );
     expect(texts(printed.lines)).toEqual(['(Pdb) 42', '(Pdb) ']);
-    const quit = ok(await s.call('pty_write', { id: spawned.id, data: 'q\\n', wait: { pattern: pdbPrompt, timeoutMs: 10_000 } }), WriteWaited);
+    const quit = ok(
+      await s.call('pty_write', { id: spawned.id, data: 'q\\n', wait: { pattern: pdbPrompt, timeoutMs: 10_000 } }),
+      WriteWaited,
+    );
     expect(quit.reason).toBe('exit');
   });
 
   it('waits for quiet after the answer began, and says so when nothing came at all (the timeout ends it)', async () => {
     const s = new Session(ctx.host, 'ses_wait_quiet');
-    const { id } = await s.spawn({ command: 'sh', args: ['-c', 'while read l; do echo "got $l"; sleep 0.1; echo "still $l"; done'], description: 'echoer' });
+    const { id } = await s.spawn({
+      command: 'sh',
+      args: ['-c', 'while read l; do echo "got $l"; sleep 0.1; echo "still $l"; done'],
+      description: 'echoer',
+    });
     const quiet = ok(await s.call('pty_write', { id, data: 'a\\n', wait: { quietMs: 400 } }), WriteWaited);
     // The pause of 100 ms between the two lines is shorter than quietMs: both arrive before quiet.
     expect(quiet).toMatchObject({ reason: 'quiet' });
@@ -110,14 +156,25 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     expect((await s.read(id, { offset: 0, limit: 2 })).cursor).toBe('L3');
     expect((await s.read(id, { tail: true, limit: 1 })).cursor).toBe('L5');
     expect((await s.read(id, { pattern: 'one' })).cursor).toBe('L5');
-    expect(fails(await s.call('pty_read', { id, cursor: 'L99' })).message).toMatch(/L99 is past the end of this PTY's output \(the next line is 5\)/);
-    expect(fails(await s.call('pty_read', { id, cursor: 'L1', tail: true })).message).toMatch(/cursor .* cannot be combined with tail/);
-    expect(fails(await s.call('pty_read', { id, cursor: '12' })).message).toMatch(/cursor: must be a cursor from an earlier result, like "L42"/);
+    expect(fails(await s.call('pty_read', { id, cursor: 'L99' })).message).toMatch(
+      /L99 is past the end of this PTY's output \(the next line is 5\)/,
+    );
+    expect(fails(await s.call('pty_read', { id, cursor: 'L1', tail: true })).message).toMatch(
+      /cursor .* cannot be combined with tail/,
+    );
+    expect(fails(await s.call('pty_read', { id, cursor: '12' })).message).toMatch(
+      /cursor: must be a cursor from an earlier result, like "L42"/,
+    );
   });
 
   it('says how many lines after an old cursor a flood dropped', async () => {
     const s = new Session(ctx.host, 'ses_wait_dropped');
-    const { id } = await s.spawn({ command: 'seq', args: ['1', '300000'], description: 'flood', wait: { timeoutMs: 60_000 } });
+    const { id } = await s.spawn({
+      command: 'seq',
+      args: ['1', '300000'],
+      description: 'flood',
+      wait: { timeoutMs: 60_000 },
+    });
     const read = await s.read(id, { cursor: 'L1', limit: 2 });
     expect(read.missedLines).toBe(read.firstLine - 1);
     expect(read.missedLines).toBeGreaterThan(0);
@@ -155,10 +212,20 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
 
   it('runs 16 waits at once (4 sessions x 4 PTYs), each settled by its own answer', async () => {
     const sessions = [0, 1, 2, 3].map((n) => new Session(ctx.host, `ses_wait_many_${n}`));
-    const ptys = await Promise.all(sessions.flatMap((s) => [0, 1, 2, 3].map(async () => ({ s, id: (await s.spawn({ command: 'cat', description: 'cat' })).id as string }))));
+    const ptys = await Promise.all(
+      sessions.flatMap((s) =>
+        [0, 1, 2, 3].map(async () => ({ s, id: (await s.spawn({ command: 'cat', description: 'cat' })).id as string })),
+      ),
+    );
     expect(ptys).toHaveLength(16);
-    const results = await Promise.all(ptys.map(({ s, id }, n) => s.call('pty_write', { id, data: `ping ${n}\\n`, wait: { pattern: `^ping ${n}$`, timeoutMs: 20_000 } })));
-    results.forEach((r, n) => expect(ok(r, WriteWaited)).toMatchObject({ reason: 'match', match: { line: 1, text: `ping ${n}` } }));
+    const results = await Promise.all(
+      ptys.map(({ s, id }, n) =>
+        s.call('pty_write', { id, data: `ping ${n}\\n`, wait: { pattern: `^ping ${n}$`, timeoutMs: 20_000 } }),
+      ),
+    );
+    results.forEach((r, n) =>
+      expect(ok(r, WriteWaited)).toMatchObject({ reason: 'match', match: { line: 1, text: `ping ${n}` } }),
+    );
   });
 
   it('a wait ends at once when the call is aborted, the PTY killed, its owner deleted, or the plugin closed', async () => {
@@ -205,7 +272,10 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
       [{ timeoutMs: MAX_WAIT_TIMEOUT_MS + 1 }, new RegExp(`wait.timeoutMs: must be at most ${MAX_WAIT_TIMEOUT_MS} ms`)],
       [{ quietMs: 0 }, new RegExp(`wait.quietMs: must be at least ${MIN_QUIET_MS} ms`)],
       [{ pattern: '(unclosed' }, /wait\.pattern: not a valid RE2 syntax .* pattern: .*missing closing \)/],
-      [{ pattern: 'a'.repeat(MAX_PATTERN_CHARS + 1) }, new RegExp(`wait.pattern: at most ${MAX_PATTERN_CHARS} characters`)],
+      [
+        { pattern: 'a'.repeat(MAX_PATTERN_CHARS + 1) },
+        new RegExp(`wait.pattern: at most ${MAX_PATTERN_CHARS} characters`),
+      ],
       [{ pattern: String.raw`(a)\1` }, /not a valid RE2 syntax/],
       [{ ignoreCase: true }, /wait.ignoreCase only applies with wait.pattern/],
     ];
@@ -214,8 +284,13 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
       expect(failure.message).toMatch(message);
     }
     expect(ctx.host.permissionLog.filter((p) => p.metadata['tool'] === 'pty_write')).toHaveLength(0);
-    expect(fails(await s.call('pty_spawn', { command: 'cat', description: 'cat', watch: [{ pattern: '[' }] })).message).toMatch(/watch\[0\]\.pattern: not a valid RE2/);
-    expect(fails(await s.call('pty_spawn', { command: 'cat', description: 'cat', watch: [{ pattern: 'x', every: 1 }] })).message).toMatch(/unknown key "every"; a watch rule takes pattern, ignoreCase/);
+    expect(
+      fails(await s.call('pty_spawn', { command: 'cat', description: 'cat', watch: [{ pattern: '[' }] })).message,
+    ).toMatch(/watch\[0\]\.pattern: not a valid RE2/);
+    expect(
+      fails(await s.call('pty_spawn', { command: 'cat', description: 'cat', watch: [{ pattern: 'x', every: 1 }] }))
+        .message,
+    ).toMatch(/unknown key "every"; a watch rule takes pattern, ignoreCase/);
     expect(ctx.host.permissionLog.filter((p) => p.metadata['tool'] === 'pty_spawn')).toHaveLength(1);
     await sleep(200);
     expect((await s.read(id)).lines).toEqual([]);

@@ -6,7 +6,8 @@ import { HOSTS, Session, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(90_000);
 
-const matchesOf = (records: readonly NotificationRecord[], id: string) => records.filter((n) => n.envelope.type === 'pty.match' && n.envelope.id === id);
+const matchesOf = (records: readonly NotificationRecord[], id: string) =>
+  records.filter((n) => n.envelope.type === 'pty.match' && n.envelope.id === id);
 
 describe.each(HOSTS)('watch rules through the %s host', (_name, factory) => {
   const ctx = useHost(factory);
@@ -20,7 +21,10 @@ describe.each(HOSTS)('watch rules through the %s host', (_name, factory) => {
       description,
       watch: [{ pattern: 'ERROR' }, { pattern: 'listening on' }],
     });
-    const [n] = await waitFor(() => matchesOf(ctx.host.notifications, id).length > 0 && matchesOf(ctx.host.notifications, id), 'the pty.match notification');
+    const [n] = await waitFor(
+      () => matchesOf(ctx.host.notifications, id).length > 0 && matchesOf(ctx.host.notifications, id),
+      'the pty.match notification',
+    );
     expect(n!.sessionID).toBe('ses_watch_ready');
     expect(n!.envelope).toEqual({
       type: 'pty.match',
@@ -46,13 +50,19 @@ describe.each(HOSTS)('watch rules through the %s host', (_name, factory) => {
       notifyOnExit: true,
     });
     const started = Date.now();
-    await waitFor(() => matchesOf(ctx.host.notifications, id).length >= 2 || undefined, 'the second, coalesced notification');
+    await waitFor(
+      () => matchesOf(ctx.host.notifications, id).length >= 2 || undefined,
+      'the second, coalesced notification',
+    );
     const [first, second] = matchesOf(ctx.host.notifications, id);
     expect(first!.envelope).toMatchObject({ line: 1, text: 'ERROR 1', moreMatches: 0 });
     expect(second!.envelope).toMatchObject({ line: 2, text: 'ERROR 2', moreMatches: 48 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(MATCH_NOTIFY_INTERVAL_MS - 100);
     await s.kill(id);
-    await waitFor(() => ctx.host.notifications.find((n) => n.envelope.type === 'pty.exit' && n.envelope.id === id), 'the exit notification');
+    await waitFor(
+      () => ctx.host.notifications.find((n) => n.envelope.type === 'pty.exit' && n.envelope.id === id),
+      'the exit notification',
+    );
     await sleep(MATCH_NOTIFY_INTERVAL_MS + 300);
     expect(matchesOf(ctx.host.notifications, id)).toHaveLength(2);
   });
@@ -63,7 +73,12 @@ describe.each(HOSTS)('watch rules through the %s host', (_name, factory) => {
     const killed = await s.spawn({ command: 'sh', args: noisy, description: 'noisy', watch: [{ pattern: 'ERROR' }] });
     const d = new Session(ctx.host, 'ses_watch_deleted');
     const deleted = await d.spawn({ command: 'sh', args: noisy, description: 'noisy', watch: [{ pattern: 'ERROR' }] });
-    await waitFor(() => matchesOf(ctx.host.notifications, killed.id).length > 0 && matchesOf(ctx.host.notifications, deleted.id).length > 0, 'the first matches');
+    await waitFor(
+      () =>
+        matchesOf(ctx.host.notifications, killed.id).length > 0 &&
+        matchesOf(ctx.host.notifications, deleted.id).length > 0,
+      'the first matches',
+    );
     await s.kill(killed.id);
     await ctx.host.deleteSession('ses_watch_deleted');
     const counts = [killed.id, deleted.id].map((id) => matchesOf(ctx.host.notifications, id).length);
@@ -87,7 +102,12 @@ describe('watch rules wake an idle V1 session with its agent and model', () => {
     const host = ctx.host as V1HostFixture;
     await host.userMessage('ses_watch_idle', 'plan', { providerID: 'p1', modelID: 'm1' });
     const s = new Session(host, 'ses_watch_idle');
-    const { id } = await s.spawn({ command: 'sh', args: ['-c', 'echo ready; sleep 30'], description: 'server', watch: [{ pattern: '^ready$' }] });
+    const { id } = await s.spawn({
+      command: 'sh',
+      args: ['-c', 'echo ready; sleep 30'],
+      description: 'server',
+      watch: [{ pattern: '^ready$' }],
+    });
     await waitFor(() => matchesOf(host.notifications, id).length > 0, 'the wake-up');
     const call = host.promptCalls.find((p) => p.body.parts[0]?.text.includes('pty.match'));
     expect(call!.body).toMatchObject({ agent: 'plan', model: { providerID: 'p1', modelID: 'm1' } });

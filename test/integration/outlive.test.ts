@@ -37,7 +37,9 @@ function membersOf(sid: number): number[] {
   };
   group('SIGSTOP');
   try {
-    return allProcesses().filter((p) => p.sessionId === sid && p.state !== 'Z').map((p) => p.pid);
+    return allProcesses()
+      .filter((p) => p.sessionId === sid && p.state !== 'Z')
+      .map((p) => p.pid);
   } finally {
     group('SIGCONT');
   }
@@ -94,8 +96,15 @@ describe('issue 10 findings, with real processes', () => {
     expect(listed.lingering?.members[0]?.command).toBe(`sleep 300.${marker}`);
     const read = ok(await s.call('pty_read', { id: pty.id }), ReadResult);
     expect(read).toMatchObject({ status: 'lingering', exitCode: 0, lingering: { count: 1 } });
-    const note = await waitFor(() => ctx.host.notifications.find((n) => n.envelope.id === pty.id), 'the exit notification');
-    expect(note.envelope).toMatchObject({ status: 'lingering', exitCode: 0, lingering: { count: 1, members: [{ command: `sleep 300.${marker}` }] } });
+    const note = await waitFor(
+      () => ctx.host.notifications.find((n) => n.envelope.id === pty.id),
+      'the exit notification',
+    );
+    expect(note.envelope).toMatchObject({
+      status: 'lingering',
+      exitCode: 0,
+      lingering: { count: 1, members: [{ command: `sleep 300.${marker}` }] },
+    });
     // Still accountable: it is not evicted, and it stays so.
     await sleep(700);
     expect((await s.list()).find((p) => p.id === pty.id)?.status).toBe('lingering');
@@ -109,7 +118,11 @@ describe('issue 10 findings, with real processes', () => {
   it('2b. members that end by themselves end the PTY as exited', async () => {
     const s = new Session(ctx.host, 'ses_linger_short');
     // nohup: without job control a background job shares the leader's group, which the kernel HUPs when the leader exits.
-    const pty = await s.spawn({ command: 'bash', args: ['-c', 'nohup sleep 1 >/dev/null 2>&1 & sleep 0.2; echo bye'], description: 'short background' });
+    const pty = await s.spawn({
+      command: 'bash',
+      args: ['-c', 'nohup sleep 1 >/dev/null 2>&1 & sleep 0.2; echo bye'],
+      description: 'short background',
+    });
     expect((await s.untilStatus(pty.id, ['lingering', 'exited'])).status).toBe('lingering');
     const ended = await s.untilStatus(pty.id, ['exited'], 10_000);
     expect(ended.lingering).toBeNull();
@@ -120,66 +133,86 @@ describe('issue 10 findings, with real processes', () => {
     const closing = new Session(ctx.host, 'ses_close_linger');
     const m1 = uniqueMarker();
     const m2 = uniqueMarker();
-    const a = await doomed.spawn({ command: 'bash', args: ['-c', `nohup sleep 300.${m1} >/dev/null 2>&1 & sleep 0.2; echo x`], description: 'a' });
-    const b = await closing.spawn({ command: 'bash', args: ['-c', `nohup sleep 301.${m2} >/dev/null 2>&1 & sleep 0.2; echo y`], description: 'b' });
+    const a = await doomed.spawn({
+      command: 'bash',
+      args: ['-c', `nohup sleep 300.${m1} >/dev/null 2>&1 & sleep 0.2; echo x`],
+      description: 'a',
+    });
+    const b = await closing.spawn({
+      command: 'bash',
+      args: ['-c', `nohup sleep 301.${m2} >/dev/null 2>&1 & sleep 0.2; echo y`],
+      description: 'b',
+    });
     track(sidOf(a));
     track(sidOf(b));
     await doomed.untilStatus(a.id, ['lingering']);
     await closing.untilStatus(b.id, ['lingering']);
     await ctx.host.deleteSession('ses_doomed_linger');
-    await waitFor(() => membersOf(sidOf(a)).length === 0 || undefined, 'the deleted session’s lingering member to end', 5_000);
+    await waitFor(
+      () => membersOf(sidOf(a)).length === 0 || undefined,
+      'the deleted session’s lingering member to end',
+      5_000,
+    );
     expect(membersOf(sidOf(b))).toHaveLength(1);
     await ctx.host.close();
     expect(membersOf(sidOf(b))).toEqual([]);
     expect(pidsWithMarker(m1).concat(pidsWithMarker(m2))).toEqual([]);
   });
 
-  it.each([1, 3, 20])('3. a fork-and-exit worm at %i ms a generation (TERM/HUP ignored) ends with 0 left shortly after the grace period (target: grace + 200 ms)', async (periodMs) => {
-    const s = new Session(ctx.host, `ses_worm_${periodMs}`);
-    // Each generation appends a byte to a heartbeat file: the ground truth of whether the worm still runs.
-    const heartbeat = join(ctx.host.projectDir, `worm-${periodMs}.beat`);
-    const worm = [
-      'import os, signal, sys, time',
-      'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
-      'signal.signal(signal.SIGHUP, signal.SIG_IGN)',
-      `beat = os.open(${JSON.stringify(heartbeat)}, os.O_WRONLY | os.O_CREAT | os.O_APPEND)`,
-      'print("ready", flush=True)',
-      `period = ${periodMs / 1000}`,
-      'while True:',
-      '    time.sleep(period)',
-      '    if os.fork() > 0:',
-      '        os._exit(0)',
-      '    os.write(beat, b".")',
-    ].join('\n');
-    const pty = await s.spawn({ command: 'python3', args: ['-c', worm], description: `worm ${periodMs}` });
-    const sid = track(sidOf(pty));
-    const beats = () => (existsSync(heartbeat) ? statSync(heartbeat).size : 0);
-    await waitFor(() => beats() > 5 || undefined, 'the worm to breed');
-    // Its first generation was the program: the PTY has exited, and the worm lingers in it.
-    const listed = await s.untilStatus(pty.id, ['lingering', 'exited']);
-    expect(listed.status).toBe('lingering');
-    expect(membersOf(sid).length).toBeGreaterThan(0);
-    const t0 = Date.now();
-    const killed = ok(await s.call('pty_kill', { id: pty.id }), KillResult);
-    const took = Date.now() - t0;
-    expect(membersOf(sid)).toEqual([]);
-    expect(killed.survivors).toBeNull();
-    // Nothing resurfaces: no member was left running to fork again.
-    const after = beats();
-    await sleep(300);
-    expect(beats()).toBe(after);
-    expect(membersOf(sid)).toEqual([]);
-    process.stdout.write(`worm ${periodMs} ms: pty_kill returned with 0 left after ${took} ms (grace ${TERMINATE_GRACE_MS} ms)\n`);
-    // The freeze KILLs on its first tick and confirms on the next (measured ~60 ms after the grace on an idle
-    // machine); the slack covers a host with a load average of ~19 on 2 cores, where one /proc scan took 25-90 ms.
-    expect(took).toBeLessThan(TERMINATE_GRACE_MS + WORM_SLACK_MS);
-  });
+  it.each([1, 3, 20])(
+    '3. a fork-and-exit worm at %i ms a generation (TERM/HUP ignored) ends with 0 left shortly after the grace period (target: grace + 200 ms)',
+    async (periodMs) => {
+      const s = new Session(ctx.host, `ses_worm_${periodMs}`);
+      // Each generation appends a byte to a heartbeat file: the ground truth of whether the worm still runs.
+      const heartbeat = join(ctx.host.projectDir, `worm-${periodMs}.beat`);
+      const worm = [
+        'import os, signal, sys, time',
+        'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
+        'signal.signal(signal.SIGHUP, signal.SIG_IGN)',
+        `beat = os.open(${JSON.stringify(heartbeat)}, os.O_WRONLY | os.O_CREAT | os.O_APPEND)`,
+        'print("ready", flush=True)',
+        `period = ${periodMs / 1000}`,
+        'while True:',
+        '    time.sleep(period)',
+        '    if os.fork() > 0:',
+        '        os._exit(0)',
+        '    os.write(beat, b".")',
+      ].join('\n');
+      const pty = await s.spawn({ command: 'python3', args: ['-c', worm], description: `worm ${periodMs}` });
+      const sid = track(sidOf(pty));
+      const beats = () => (existsSync(heartbeat) ? statSync(heartbeat).size : 0);
+      await waitFor(() => beats() > 5 || undefined, 'the worm to breed');
+      // Its first generation was the program: the PTY has exited, and the worm lingers in it.
+      const listed = await s.untilStatus(pty.id, ['lingering', 'exited']);
+      expect(listed.status).toBe('lingering');
+      expect(membersOf(sid).length).toBeGreaterThan(0);
+      const t0 = Date.now();
+      const killed = ok(await s.call('pty_kill', { id: pty.id }), KillResult);
+      const took = Date.now() - t0;
+      expect(membersOf(sid)).toEqual([]);
+      expect(killed.survivors).toBeNull();
+      // Nothing resurfaces: no member was left running to fork again.
+      const after = beats();
+      await sleep(300);
+      expect(beats()).toBe(after);
+      expect(membersOf(sid)).toEqual([]);
+      process.stdout.write(
+        `worm ${periodMs} ms: pty_kill returned with 0 left after ${took} ms (grace ${TERMINATE_GRACE_MS} ms)\n`,
+      );
+      // The freeze KILLs on its first tick and confirms on the next (measured ~60 ms after the grace on an idle
+      // machine); the slack covers a host with a load average of ~19 on 2 cores, where one /proc scan took 25-90 ms.
+      expect(took).toBeLessThan(TERMINATE_GRACE_MS + WORM_SLACK_MS);
+    },
+  );
 });
 
 describe('4. every input within the documented bounds works', () => {
   it(`two arguments of ${MAX_ARG_BYTES} quote characters each reach the program unchanged`, async () => {
     const quotes = "'".repeat(MAX_ARG_BYTES);
-    const { text, exit } = await runToExit({ command: 'sh', args: ['-c', 'printf "%s\\n" "${#1}" "${#2}"; [ "$1" = "$2" ] && echo same', 'sh', quotes, quotes] });
+    const { text, exit } = await runToExit({
+      command: 'sh',
+      args: ['-c', 'printf "%s\\n" "${#1}" "${#2}"; [ "$1" = "$2" ] && echo same', 'sh', quotes, quotes],
+    });
     expect(exit.exitCode).toBe(0);
     expect(text).toBe(`${MAX_ARG_BYTES}\n${MAX_ARG_BYTES}\nsame\n`);
   });
@@ -187,7 +220,10 @@ describe('4. every input within the documented bounds works', () => {
   it(`${MAX_TOTAL_ARG_BYTES} aggregate bytes of quotes work too`, async () => {
     const n = MAX_TOTAL_ARG_BYTES / MAX_ARG_BYTES;
     const quotes = "'".repeat(MAX_ARG_BYTES);
-    const { text, exit } = await runToExit({ command: 'sh', args: ['-c', 'n=0; for a; do n=$((n + ${#a})); done; echo "$# $n"', 'sh', ...Array(n).fill(quotes)] });
+    const { text, exit } = await runToExit({
+      command: 'sh',
+      args: ['-c', 'n=0; for a; do n=$((n + ${#a})); done; echo "$# $n"', 'sh', ...Array(n).fill(quotes)],
+    });
     expect(exit.exitCode).toBe(0);
     expect(text).toBe(`${n} ${MAX_TOTAL_ARG_BYTES}\n`);
   });
@@ -198,7 +234,10 @@ describe('4. every input within the documented bounds works', () => {
       ptyProcess$(
         { command: 'true', args: [], workdir: '/tmp', rows: 10, cols: 10 },
         // A NUL in cwd makes Node's spawn throw before any process exists.
-        { reaper: new Reaper(), bind: () => ({ fd: -1, cwdPath: '/tmp\0bad', realPath: '/tmp', close: () => undefined }) },
+        {
+          reaper: new Reaper(),
+          bind: () => ({ fd: -1, cwdPath: '/tmp\0bad', realPath: '/tmp', close: () => undefined }),
+        },
       ).subscribe({ error: (err) => ((caught = err), resolve()), complete: resolve }),
     );
     expect(caught).toBeInstanceOf(PtyError);
@@ -217,7 +256,10 @@ describe('5. an exit notification is never dropped silently', () => {
     const pty = await s.spawn({ command: 'sh', args: ['-c', 'echo done'], description: 'quick', notifyOnExit: true });
     const n = await waitFor(() => host.notifications.find((x) => x.envelope.id === pty.id), 'the exit notification');
     expect(n.envelope).toMatchObject({ type: 'pty.exit', status: 'exited', exitCode: 0 });
-    await waitFor(() => host.logs.some((l) => l.level === 'warn' && l.message.includes('without the agent and model')) || undefined, 'the warning');
+    await waitFor(
+      () => host.logs.some((l) => l.level === 'warn' && l.message.includes('without the agent and model')) || undefined,
+      'the warning',
+    );
     expect(host.logs.some((l) => l.message.includes('not delivered'))).toBe(false);
   });
 });
@@ -240,11 +282,23 @@ describe('6. bad host input to a hook is logged and ignored', () => {
   it('V1: event(undefined), event({}) and an event whose getter throws resolve; a later deletion still acts', async () => {
     const hooks = await createV1Plugin({ client, directory: '/tmp' });
     try {
-      const hostile = { get event(): unknown { throw new Error('revoked'); } };
+      const hostile = {
+        get event(): unknown {
+          throw new Error('revoked');
+        },
+      };
       await expect(hooks.event(undefined as never)).resolves.toBeUndefined();
       await expect(hooks.event({} as never)).resolves.toBeUndefined();
       await expect(hooks.event(hostile as never)).resolves.toBeUndefined();
-      await expect(hooks.event({ event: { get type(): string { throw new Error('odd'); } } })).resolves.toBeUndefined();
+      await expect(
+        hooks.event({
+          event: {
+            get type(): string {
+              throw new Error('odd');
+            },
+          },
+        }),
+      ).resolves.toBeUndefined();
       expect(logs.filter((l) => l.startsWith('warn:ignored a host event'))).toHaveLength(2);
       await hooks.event({ event: { type: 'session.deleted', properties: { sessionID: 'ses_gone' } } });
       const refused = hooks.tool.pty_list!.execute({}, { sessionID: 'ses_gone', ask: async () => undefined });
@@ -257,7 +311,11 @@ describe('6. bad host input to a hook is logged and ignored', () => {
   it('V2: an event whose fields throw is logged and skipped; the stream goes on', async () => {
     const events = new Subject<unknown>();
     const queue: unknown[] = [
-      { get type(): string { throw new Error('odd'); } },
+      {
+        get type(): string {
+          throw new Error('odd');
+        },
+      },
       { type: 'session.deleted', data: { sessionID: 'ses_v2_gone' } },
     ];
     const warned: string[] = [];
@@ -268,14 +326,18 @@ describe('6. bad host input to a hook is logged and ignored', () => {
         event: {
           subscribe: () => ({
             [Symbol.asyncIterator]: () => ({
-              next: async () => (queue.length > 0 ? { done: false, value: queue.shift() } : new Promise<never>(() => undefined)),
+              next: async () =>
+                queue.length > 0 ? { done: false, value: queue.shift() } : new Promise<never>(() => undefined),
               return: async () => ({ done: true, value: undefined }),
             }),
           }),
         },
         session: { synthetic: async () => undefined },
         permission: { assert: async () => undefined },
-        tool: { transform: async (fn: (editor: { add(t: never): void }) => void) => fn({ add: (t) => void (added = [...added, t]) }) },
+        tool: {
+          transform: async (fn: (editor: { add(t: never): void }) => void) =>
+            fn({ add: (t) => void (added = [...added, t]) }),
+        },
       } as never,
       { log: { info: () => undefined, warn: (m: string) => void warned.push(m), error: () => undefined } },
     );
@@ -285,7 +347,10 @@ describe('6. bad host input to a hook is logged and ignored', () => {
       const list = added.find((t) => t.name === 'pty_list')!;
       await waitFor(async () => {
         try {
-          await list.execute({}, { sessionID: 'ses_v2_gone', messageID: 'm', id: 'c', agent: 'a', signal: new AbortController().signal });
+          await list.execute(
+            {},
+            { sessionID: 'ses_v2_gone', messageID: 'm', id: 'c', agent: 'a', signal: new AbortController().signal },
+          );
           return undefined;
         } catch (err) {
           return /deleted/.test(String(err)) || undefined;

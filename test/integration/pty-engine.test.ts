@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -61,7 +70,22 @@ describe('PTY engine with real script processes', () => {
 
   it('passes every byte of every argument unchanged (property)', async () => {
     const arg = fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => s.replaceAll('\0', ''));
-    const hostile = fc.constantFrom("'", '"', '$(id)', '`id`', '*', '\n', ' ', '\\', "'\\''", '$HOME', '!', ';', '-n', '');
+    const hostile = fc.constantFrom(
+      "'",
+      '"',
+      '$(id)',
+      '`id`',
+      '*',
+      '\n',
+      ' ',
+      '\\',
+      "'\\''",
+      '$HOME',
+      '!',
+      ';',
+      '-n',
+      '',
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(fc.oneof(arg, hostile), { minLength: 1, maxLength: 60 }), async (args) => {
         const { text, exit } = await runToExit({ command: 'printf', args: ['%s\\0', ...args] });
@@ -78,7 +102,10 @@ describe('PTY engine with real script processes', () => {
       const { text } = await runToExit({ command: 'env' });
       expect(text).not.toContain('sk-do-not-leak-4242');
       const env = Object.fromEntries(
-        text.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+        text
+          .trim()
+          .split('\n')
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
       );
       const me = userInfo();
       expect(env).toMatchObject({
@@ -94,7 +121,9 @@ describe('PTY engine with real script processes', () => {
       expect(Object.keys(env).sort()).toEqual(
         [...Object.keys(fixedEnvironment()), 'PWD', 'SHLVL'].sort().filter((k) => k in env),
       );
-      expect(Object.keys(env).filter((k) => !(k in fixedEnvironment()) && !['PWD', 'SHLVL', 'OLDPWD'].includes(k))).toEqual([]);
+      expect(
+        Object.keys(env).filter((k) => !(k in fixedEnvironment()) && !['PWD', 'SHLVL', 'OLDPWD'].includes(k)),
+      ).toEqual([]);
     } finally {
       delete process.env.LOCAL_PTY_TEST_SECRET;
     }
@@ -118,7 +147,10 @@ describe('PTY engine with real script processes', () => {
   });
 
   it('decodes UTF-8 split across chunks without replacement characters', async () => {
-    const { text } = await runToExit({ command: 'sh', args: ['-c', "printf '\\342'; sleep 0.2; printf '\\202\\254\\n'"] });
+    const { text } = await runToExit({
+      command: 'sh',
+      args: ['-c', "printf '\\342'; sleep 0.2; printf '\\202\\254\\n'"],
+    });
     expect(text).toBe('€\n');
   });
 
@@ -128,13 +160,18 @@ describe('PTY engine with real script processes', () => {
   });
 
   it('ends a command that traps TERM and HUP with KILL after the grace period', async () => {
-    const probe = new PtyProbe({ command: 'sh', args: ['-c', 'trap "" TERM HUP INT; echo ready; while :; do sleep 0.05; done'] });
+    const probe = new PtyProbe({
+      command: 'sh',
+      args: ['-c', 'trap "" TERM HUP INT; echo ready; while :; do sleep 0.05; done'],
+    });
     try {
       const handle = await probe.started();
       await probe.output('ready');
       const leader = handle.terminalSid!;
       const t0 = Date.now();
-      const report = await new Promise((resolve, reject) => handle.terminate().subscribe({ next: resolve, error: reject }));
+      const report = await new Promise((resolve, reject) =>
+        handle.terminate().subscribe({ next: resolve, error: reject }),
+      );
       const took = Date.now() - t0;
       expect(report).toMatchObject({ escalated: true, scriptKilled: false });
       expect(took).toBeGreaterThanOrEqual(TERMINATE_GRACE_MS);
@@ -210,12 +247,15 @@ describe('PTY engine with real script processes', () => {
 
   it('leaves no descriptor, zombie or orphan after 200 spawn/kill cycles', async () => {
     // Warm up lazily created host descriptors (e.g. libuv's signal pipe) before counting.
-    await (await new PtyProbe({ command: 'true' }).exited());
+    await await new PtyProbe({ command: 'true' }).exited();
     await sleep(100);
     const fdsBefore = openFdCount();
     const marker = `lpty-cycle-${process.pid}`;
     for (let batch = 0; batch < 20; batch++) {
-      const probes = Array.from({ length: 10 }, () => new PtyProbe({ command: 'sh', args: ['-c', `echo ${marker}; exec cat`] }));
+      const probes = Array.from(
+        { length: 10 },
+        () => new PtyProbe({ command: 'sh', args: ['-c', `echo ${marker}; exec cat`] }),
+      );
       await Promise.all(probes.map((p) => p.output(marker)));
       await Promise.all(probes.map((p) => p.dispose()));
     }
@@ -232,17 +272,42 @@ describe('PTY engine with real script processes', () => {
     const leakTarget = '/etc/hostname';
     // The command's descriptors are read from outside, in /proc/<command pid>/fd: a shell listing its own
     // would race with the pipes it opens for a pipeline.
-    const fdsOfCommand = async (file: string, args: readonly string[], marker: string, argv?: Buffer, invocationEnv?: Record<string, string>) => {
-      const payload = JSON.stringify({ file, args, env: invocationEnv ?? fixedEnvironment(), argv: argv?.toString('base64') });
-      const host = spawn('/bin/bash', ['--norc', '--noprofile', '-c', `exec ${LEAKED_FD}<${leakTarget}; exec "$0" "$@"`, process.execPath, require.resolve('../fixtures/host-spawn.cjs'), payload], {
-        stdio: ['ignore', 'ignore', 'ignore'],
+    const fdsOfCommand = async (
+      file: string,
+      args: readonly string[],
+      marker: string,
+      argv?: Buffer,
+      invocationEnv?: Record<string, string>,
+    ) => {
+      const payload = JSON.stringify({
+        file,
+        args,
+        env: invocationEnv ?? fixedEnvironment(),
+        argv: argv?.toString('base64'),
       });
+      const host = spawn(
+        '/bin/bash',
+        [
+          '--norc',
+          '--noprofile',
+          '-c',
+          `exec ${LEAKED_FD}<${leakTarget}; exec "$0" "$@"`,
+          process.execPath,
+          require.resolve('../fixtures/host-spawn.cjs'),
+          payload,
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'ignore'],
+        },
+      );
       try {
         await waitFor(() => pidsWithMarker(marker, 'sleep').length === 1, 'the command runs');
         // Without this the check below could pass because the host never had the descriptor at all.
         expect(readlinkSync(`/proc/${host.pid}/fd/${LEAKED_FD}`)).toBe(leakTarget);
         const [pid] = pidsWithMarker(marker, 'sleep');
-        return readdirSync(`/proc/${pid}/fd`).map(Number).sort((a, b) => a - b);
+        return readdirSync(`/proc/${pid}/fd`)
+          .map(Number)
+          .sort((a, b) => a - b);
       } finally {
         host.kill('SIGKILL');
         for (const pid of pidsWithMarker(marker)) process.kill(pid, 'SIGKILL');
@@ -253,23 +318,35 @@ describe('PTY engine with real script processes', () => {
     expect(await fdsOfCommand(inv.file, inv.args, marker, inv.argv, inv.env)).toEqual([0, 1, 2]);
     // The control: the same command under script alone does get the inherited descriptor.
     const control = `${marker}1`;
-    const plain = await fdsOfCommand(SCRIPT_PATH, ['-q', '-e', '-E', 'never', '-c', `exec sleep 1006.${control}`, '/dev/null'], control);
+    const plain = await fdsOfCommand(
+      SCRIPT_PATH,
+      ['-q', '-e', '-E', 'never', '-c', `exec sleep 1006.${control}`, '/dev/null'],
+      control,
+    );
     expect(plain).toContain(LEAKED_FD);
   });
 
   it('ends the PTY when the host process is SIGKILLed (pdeathsig)', async () => {
     const marker = `${process.pid}${(Date.now() % 100000) + 11}`;
     const inv = scriptInvocation('sleep', [`1004.${marker}`], 40, 120);
-    const host = spawn(process.execPath, [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ ...inv, argv: inv.argv.toString('base64') })], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const host = spawn(
+      process.execPath,
+      [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ ...inv, argv: inv.argv.toString('base64') })],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       let err = '';
       host.stderr!.on('data', (d) => (err += d));
       await waitFor(() => /pid \d+/.test(err) && pidsWithMarker(marker, 'sleep').length === 1, 'the PTY command runs');
       const scriptPid = Number(/pid (\d+)/.exec(err)![1]);
       host.kill('SIGKILL');
-      await waitFor(() => !isRunning(scriptPid) && pidsWithMarker(marker).length === 0, 'script and its command die with the host', 5_000);
+      await waitFor(
+        () => !isRunning(scriptPid) && pidsWithMarker(marker).length === 0,
+        'script and its command die with the host',
+        5_000,
+      );
     } finally {
       host.kill('SIGKILL');
       for (const pid of pidsWithMarker(marker)) process.kill(pid, 'SIGKILL');

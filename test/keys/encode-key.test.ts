@@ -67,9 +67,12 @@ describe('named keys', () => {
     expect(dependsOnModes(`C-${name}`)).toBe(false);
   });
 
-  it.each(['Foo', 'Ctrl-c', 'C-', 'M-', 'C-é', 'S-a', 'C-Enter', 'S-Backspace', 'ab', 'F13'])('refuses %s with the list of names', (name) => {
-    expect(() => encodeKey(name, normal)).toThrow(/Known keys: Enter, Tab, Esc.*F12.*modifiers as prefixes/s);
-  });
+  it.each(['Foo', 'Ctrl-c', 'C-', 'M-', 'C-é', 'S-a', 'C-Enter', 'S-Backspace', 'ab', 'F13'])(
+    'refuses %s with the list of names',
+    (name) => {
+      expect(() => encodeKey(name, normal)).toThrow(/Known keys: Enter, Tab, Esc.*F12.*modifiers as prefixes/s);
+    },
+  );
 
   it('property: every special key with any modifiers is refused clearly or encodes to an escape sequence or control bytes that parse back', () => {
     const names = Object.keys(SPECIAL_KEYS);
@@ -107,7 +110,10 @@ describe('named keys', () => {
 
 describe('pty_write input lists', () => {
   it('types text and keys in order and shows keys by name', () => {
-    const { bytes, shown } = encodeInput([{ key: 'Esc' }, { text: ':wq' }, { key: 'Enter' }, { key: 'Down', times: 3 }], application);
+    const { bytes, shown } = encodeInput(
+      [{ key: 'Esc' }, { text: ':wq' }, { key: 'Enter' }, { key: 'Down', times: 3 }],
+      application,
+    );
     expect(bytes.toString('latin1')).toBe('\x1b:wq\r\x1bOB\x1bOB\x1bOB');
     expect(shown).toBe('<Esc> :wq <Enter> <Down>×3');
   });
@@ -122,13 +128,20 @@ describe('pty_write input lists', () => {
   });
 
   it('refuses an item with both or neither, empty text, bad repeat counts, an empty list, and too many bytes', () => {
-    expect(() => encodeInput([{ text: 'a', key: 'Enter' } as never], normal)).toThrow(/input\[0\] must have exactly one of "text" or "key" \(got both\)/);
+    expect(() => encodeInput([{ text: 'a', key: 'Enter' } as never], normal)).toThrow(
+      /input\[0\] must have exactly one of "text" or "key" \(got both\)/,
+    );
     expect(() => encodeInput([{} as never], normal)).toThrow(/got neither/);
     expect(() => encodeInput([{ text: '' }], normal)).toThrow(/input\[0\]\.text is empty/);
     expect(() => encodeInput([{ key: 'Up', times: 0 }], normal)).toThrow(/times must be a whole number from 1 to 100/);
     expect(() => encodeInput([{ key: 'Up', times: 101 }], normal)).toThrow(/from 1 to 100, got 101/);
     expect(() => encodeInput([], normal)).toThrow(/at least one item/);
-    expect(() => encodeInput(Array.from({ length: 200 }, () => ({ key: 'F12', times: 100 })), normal)).toThrow(/more than 65536 bytes/);
+    expect(() =>
+      encodeInput(
+        Array.from({ length: 200 }, () => ({ key: 'F12', times: 100 })),
+        normal,
+      ),
+    ).toThrow(/more than 65536 bytes/);
     expect(() => encodeInput([{ key: 'Nope' }], normal)).toThrow(/key "Nope" is not a key name/);
   });
 });

@@ -20,7 +20,10 @@ describe('coalesceMatches', () => {
     const scheduler = testScheduler();
     scheduler.run(({ hot, expectObservable }) => {
       const source = hot('-a-------------b');
-      expectObservable(source.pipe(coalesceMatches(3, scheduler))).toBe('-a-------------b', { a: { first: 'a', more: 0 }, b: { first: 'b', more: 0 } });
+      expectObservable(source.pipe(coalesceMatches(3, scheduler))).toBe('-a-------------b', {
+        a: { first: 'a', more: 0 },
+        b: { first: 'b', more: 0 },
+      });
     });
   });
 
@@ -46,7 +49,9 @@ describe('coalesceMatches', () => {
     const scheduler = testScheduler();
     scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
       const source = hot('-abc-------');
-      expectObservable(source.pipe(coalesceMatches(5, scheduler)), '^---!').toBe('-a--', { a: { first: 'a', more: 0 } });
+      expectObservable(source.pipe(coalesceMatches(5, scheduler)), '^---!').toBe('-a--', {
+        a: { first: 'a', more: 0 },
+      });
       expectSubscriptions(source.subscriptions).toBe('^---!');
     });
   });

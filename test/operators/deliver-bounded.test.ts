@@ -8,10 +8,14 @@ describe('deliverBounded', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const items = cold('a-b-c|');
       const out = items.pipe(
-        deliverBounded((item: string) => (item === 'b' ? throwError(() => new Error('host down')) : scheduler.createColdObservable('--d|')), {
-          timeoutMs: 100,
-          concurrency: 4,
-        }),
+        deliverBounded(
+          (item: string) =>
+            item === 'b' ? throwError(() => new Error('host down')) : scheduler.createColdObservable('--d|'),
+          {
+            timeoutMs: 100,
+            concurrency: 4,
+          },
+        ),
       );
       expectObservable(out).toBe('--(yx)(z|)', {
         x: { kind: 'delivered', item: 'a' },

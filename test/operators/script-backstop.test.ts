@@ -10,7 +10,12 @@ describe('scriptBackstop', () => {
       const kills: number[] = [];
       const nudges: number[] = [];
       const out = of({ termed: 1 }).pipe(
-        scriptBackstop(exited, () => kills.push(scheduler.now()), { backstopMs: 10, nudge: () => nudges.push(scheduler.now()), nudgeMs: 2, scheduler }),
+        scriptBackstop(exited, () => kills.push(scheduler.now()), {
+          backstopMs: 10,
+          nudge: () => nudges.push(scheduler.now()),
+          nudgeMs: 2,
+          scheduler,
+        }),
       );
       expectObservable(out).toBe('----(r|)', { r: { termed: 1, scriptKilled: false } });
       expectSubscriptions(exited.subscriptions).toBe('^---!');
@@ -25,7 +30,14 @@ describe('scriptBackstop', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const exited = cold('-');
       const kills: number[] = [];
-      const out = of({ termed: 2 }).pipe(scriptBackstop(exited, () => kills.push(scheduler.now()), { backstopMs: 10, nudge: () => undefined, nudgeMs: 3, scheduler }));
+      const out = of({ termed: 2 }).pipe(
+        scriptBackstop(exited, () => kills.push(scheduler.now()), {
+          backstopMs: 10,
+          nudge: () => undefined,
+          nudgeMs: 3,
+          scheduler,
+        }),
+      );
       expectObservable(out).toBe('10ms (r|)', { r: { termed: 2, scriptKilled: true } });
       expectSubscriptions(exited.subscriptions).toBe('^ 9ms !');
       scheduler.flush();

@@ -1,5 +1,10 @@
 import { testScheduler } from '../support/marbles.js';
-import { sweepSession, type ScannedMember, type SessionSweeper, type SweepSignal } from '../../src/operators/sweep-session.js';
+import {
+  sweepSession,
+  type ScannedMember,
+  type SessionSweeper,
+  type SweepSignal,
+} from '../../src/operators/sweep-session.js';
 
 interface FakeProc {
   pid: number;
@@ -32,7 +37,9 @@ function fakeSession(now: () => number, procs: FakeProc[]) {
           alive.set(child.pid, child);
         }
       }
-      return [...alive.values()].filter((p) => !(p.worm && p.state === 'S')).map(({ pid, pgrp, state }): ScannedMember => ({ pid, pgrp, state }));
+      return [...alive.values()]
+        .filter((p) => !(p.worm && p.state === 'S'))
+        .map(({ pid, pgrp, state }): ScannedMember => ({ pid, pgrp, state }));
     },
     signal: (pid, sig) => {
       log.push(`${now()}:${sig}:${pid}`);
@@ -54,16 +61,28 @@ describe('sweepSession', () => {
   it('TERMs and CONTs every member and every group; ends without KILL when they leave within the grace', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
-      const { sweeper, log } = fakeSession(() => scheduler.now(), [
-        { pid: 10, pgrp: 10, state: 'S', diesOn: ['SIGTERM'] },
-        { pid: 11, pgrp: 11, state: 'T', diesOn: ['SIGTERM'] },
-      ]);
+      const { sweeper, log } = fakeSession(
+        () => scheduler.now(),
+        [
+          { pid: 10, pgrp: 10, state: 'S', diesOn: ['SIGTERM'] },
+          { pid: 11, pgrp: 11, state: 'T', diesOn: ['SIGTERM'] },
+        ],
+      );
       expectObservable(sweepSession(sweeper, { ...options, knownGroups: [10], scheduler })).toBe('10ms (r|)', {
         r: { termed: 2, escalated: false, survivors: [] },
       });
       scheduler.flush();
       expect(log.filter((l) => l.includes('KILL'))).toEqual([]);
-      expect(log).toEqual(expect.arrayContaining(['0:SIGTERM:-10', '0:SIGTERM:-11', '0:SIGCONT:-10', '0:SIGCONT:-11', '0:SIGTERM:10', '0:SIGTERM:11']));
+      expect(log).toEqual(
+        expect.arrayContaining([
+          '0:SIGTERM:-10',
+          '0:SIGTERM:-11',
+          '0:SIGCONT:-10',
+          '0:SIGCONT:-11',
+          '0:SIGTERM:10',
+          '0:SIGTERM:11',
+        ]),
+      );
     });
   });
 
@@ -85,7 +104,10 @@ describe('sweepSession', () => {
   it('catches a fork-and-exit worm that no plain scan sees: the frozen scan does, the group KILL ends it', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
-      const { sweeper, alive, log } = fakeSession(() => scheduler.now(), [{ pid: 30, pgrp: 30, state: 'S', worm: true }]);
+      const { sweeper, alive, log } = fakeSession(
+        () => scheduler.now(),
+        [{ pid: 30, pgrp: 30, state: 'S', worm: true }],
+      );
       expectObservable(sweepSession(sweeper, { ...options, knownGroups: [30], scheduler })).toBe('110ms (r|)', {
         r: { termed: expect.any(Number), escalated: true, survivors: [] },
       });
@@ -111,9 +133,12 @@ describe('sweepSession', () => {
     scheduler.run(({ expectObservable }) => {
       const { sweeper } = fakeSession(() => scheduler.now(), [{ pid: 50, pgrp: 50, state: 'S' }]);
       const unkillable: SessionSweeper = { ...sweeper, signal: () => undefined, signalGroup: () => undefined };
-      expectObservable(sweepSession(unkillable, { ...options, boundMs: 300, knownGroups: [50], scheduler })).toBe('300ms (r|)', {
-        r: { termed: 1, escalated: true, survivors: [{ pid: 50, pgrp: 50, state: 'S' }] },
-      });
+      expectObservable(sweepSession(unkillable, { ...options, boundMs: 300, knownGroups: [50], scheduler })).toBe(
+        '300ms (r|)',
+        {
+          r: { termed: 1, escalated: true, survivors: [{ pid: 50, pgrp: 50, state: 'S' }] },
+        },
+      );
     });
   });
 

@@ -42,7 +42,10 @@ describe('usingDescriptor', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const { state, acquire } = counter();
       const start = cold('-----s--x|');
-      expectObservable(usingDescriptor(acquire, () => start), '^--!').toBe('');
+      expectObservable(
+        usingDescriptor(acquire, () => start),
+        '^--!',
+      ).toBe('');
       expectSubscriptions(start.subscriptions).toBe('^--!');
       scheduler.flush();
       expect(state).toEqual({ opened: 1, closed: 1 });

@@ -28,8 +28,15 @@ function feeding(buffer: OutputBuffer): (source: Observable<string>) => Observab
     );
 }
 
-function waiting(buffer: OutputBuffer, pattern: string | undefined, options: Omit<WaitForOptions<OutputMatch>, 'scan'>) {
-  const scan = pattern === undefined ? undefined : outputScanner(buffer, compileLinearPattern('wait.pattern', pattern), markOf(buffer));
+function waiting(
+  buffer: OutputBuffer,
+  pattern: string | undefined,
+  options: Omit<WaitForOptions<OutputMatch>, 'scan'>,
+) {
+  const scan =
+    pattern === undefined
+      ? undefined
+      : outputScanner(buffer, compileLinearPattern('wait.pattern', pattern), markOf(buffer));
   return waitFor<OutputMatch>({ ...options, ...(scan ? { scan } : {}) });
 }
 
@@ -40,7 +47,9 @@ describe('waitFor', () => {
       const source = hot('--a--b--c', { a: 'building\n', b: 'ready on :3000\n', c: 'more\n' });
       const abort = hot('  ---------------z');
       const out = source.pipe(feeding(buffer), waiting(buffer, 'ready', { timeoutMs: 100, abort$: abort }));
-      expectObservable(out).toBe('-----(m|)', { m: { reason: 'match', match: { line: 2, text: 'ready on :3000', unfinished: false } } });
+      expectObservable(out).toBe('-----(m|)', {
+        m: { reason: 'match', match: { line: 2, text: 'ready on :3000', unfinished: false } },
+      });
       expectSubscriptions(source.subscriptions).toBe('^----!');
       expectSubscriptions(abort.subscriptions).toBe('^----!');
     });
@@ -51,7 +60,9 @@ describe('waitFor', () => {
       const buffer = new OutputBuffer();
       const source = hot('--a--b', { a: 'Tests: 3 pass', b: 'ed, 1 failed\n' });
       const out = source.pipe(feeding(buffer), waiting(buffer, 'Tests: .* failed', { timeoutMs: 100 }));
-      expectObservable(out).toBe('-----(m|)', { m: { reason: 'match', match: { line: 1, text: 'Tests: 3 passed, 1 failed', unfinished: false } } });
+      expectObservable(out).toBe('-----(m|)', {
+        m: { reason: 'match', match: { line: 1, text: 'Tests: 3 passed, 1 failed', unfinished: false } },
+      });
       expectSubscriptions(source.subscriptions).toBe('^----!');
     });
   });
@@ -63,7 +74,9 @@ describe('waitFor', () => {
       // An escape-only chunk leaves the old prompt as it was: no match yet. Then the answer and a new prompt.
       const source = hot('--a---b', { a: '\x1b[?2004h', b: '2\n>>> ' });
       const out = source.pipe(feeding(buffer), waiting(buffer, '^>>> $', { timeoutMs: 100 }));
-      expectObservable(out).toBe('------(m|)', { m: { reason: 'match', match: { line: 3, text: '>>> ', unfinished: true } } });
+      expectObservable(out).toBe('------(m|)', {
+        m: { reason: 'match', match: { line: 3, text: '>>> ', unfinished: true } },
+      });
       expectSubscriptions(source.subscriptions).toBe('^-----!');
     });
   });
@@ -83,7 +96,9 @@ describe('waitFor', () => {
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const buffer = new OutputBuffer();
       const source = hot('--(ax)', { a: 'other\n', x: 'x' });
-      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'done', { timeoutMs: 100 }))).toBe('--(e|)', { e: { reason: 'exit' } });
+      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'done', { timeoutMs: 100 }))).toBe('--(e|)', {
+        e: { reason: 'exit' },
+      });
       expectSubscriptions(source.subscriptions).toBe('^-!');
     });
   });
@@ -92,7 +107,9 @@ describe('waitFor', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const buffer = new OutputBuffer();
       const source = cold<string>('|');
-      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'x', { timeoutMs: 100 }))).toBe('(e|)', { e: { reason: 'exit' } });
+      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'x', { timeoutMs: 100 }))).toBe('(e|)', {
+        e: { reason: 'exit' },
+      });
       expectSubscriptions(source.subscriptions).toBe('(^!)');
     });
   });
@@ -102,9 +119,12 @@ describe('waitFor', () => {
       const buffer = new OutputBuffer();
       // Quiet 5: chunks at 2 and 6 (4 apart, not quiet yet), then quiet from 6 to 11.
       const source = hot('--a---b------c', { a: 'one\n', b: 'two\n', c: 'late\n' });
-      expectObservable(source.pipe(feeding(buffer), waiting(buffer, undefined, { quietMs: 5, timeoutMs: 100 }))).toBe('-----------(q|)', {
-        q: { reason: 'quiet' },
-      });
+      expectObservable(source.pipe(feeding(buffer), waiting(buffer, undefined, { quietMs: 5, timeoutMs: 100 }))).toBe(
+        '-----------(q|)',
+        {
+          q: { reason: 'quiet' },
+        },
+      );
       expectSubscriptions(source.subscriptions).toBe('^----------!');
     });
   });
@@ -113,7 +133,10 @@ describe('waitFor', () => {
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const buffer = new OutputBuffer();
       const source = hot<string>('-----------');
-      expectObservable(source.pipe(feeding(buffer), waiting(buffer, undefined, { quietMs: 2, timeoutMs: 8 }))).toBe('--------(t|)', { t: { reason: 'timeout' } });
+      expectObservable(source.pipe(feeding(buffer), waiting(buffer, undefined, { quietMs: 2, timeoutMs: 8 }))).toBe(
+        '--------(t|)',
+        { t: { reason: 'timeout' } },
+      );
       expectSubscriptions(source.subscriptions).toBe('^-------!');
     });
   });
@@ -127,7 +150,9 @@ describe('waitFor', () => {
       expectObservable(a.pipe(feeding(onTime), waiting(onTime, 'ok', { timeoutMs: 5 }))).toBe('-----(m|)', {
         m: { reason: 'match', match: { line: 1, text: 'ok', unfinished: false } },
       });
-      expectObservable(b.pipe(feeding(late), waiting(late, 'ok', { timeoutMs: 5 }))).toBe('-----(t|)', { t: { reason: 'timeout' } });
+      expectObservable(b.pipe(feeding(late), waiting(late, 'ok', { timeoutMs: 5 }))).toBe('-----(t|)', {
+        t: { reason: 'timeout' },
+      });
     });
   });
 
@@ -136,7 +161,10 @@ describe('waitFor', () => {
       const buffer = new OutputBuffer();
       const source = hot('--a------', { a: 'working\n' });
       const abort = hot(' ----z');
-      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'done', { timeoutMs: 100, abort$: abort }))).toBe('----(a|)', { a: { reason: 'aborted' } });
+      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'done', { timeoutMs: 100, abort$: abort }))).toBe(
+        '----(a|)',
+        { a: { reason: 'aborted' } },
+      );
       expectSubscriptions(source.subscriptions).toBe('^---!');
       expectSubscriptions(abort.subscriptions).toBe('^---!');
     });
@@ -150,7 +178,9 @@ describe('waitFor', () => {
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const buffer = new OutputBuffer();
       const source = hot(`--a-${letter}----x`, { a: 'working\n', [letter]: letter, x: 'x' });
-      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'done', { timeoutMs: 100 }))).toBe('----(r|)', { r: { reason } });
+      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'done', { timeoutMs: 100 }))).toBe('----(r|)', {
+        r: { reason },
+      });
       expectSubscriptions(source.subscriptions).toBe('^---!');
     });
   });
@@ -159,7 +189,9 @@ describe('waitFor', () => {
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const buffer = new OutputBuffer();
       const source = hot('--t---x');
-      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'done', { timeoutMs: 100 }))).toBe('------(e|)', { e: { reason: 'exit' } });
+      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'done', { timeoutMs: 100 }))).toBe('------(e|)', {
+        e: { reason: 'exit' },
+      });
       expectSubscriptions(source.subscriptions).toBe('^-----!');
     });
   });
@@ -169,7 +201,10 @@ describe('waitFor', () => {
       const buffer = new OutputBuffer();
       const source = hot('--a-----', { a: 'x\n' });
       const abort = hot(' --------z');
-      expectObservable(source.pipe(feeding(buffer), waiting(buffer, 'done', { quietMs: 50, timeoutMs: 100, abort$: abort })), '^--!').toBe('---');
+      expectObservable(
+        source.pipe(feeding(buffer), waiting(buffer, 'done', { quietMs: 50, timeoutMs: 100, abort$: abort })),
+        '^--!',
+      ).toBe('---');
       expectSubscriptions(source.subscriptions).toBe('^--!');
       expectSubscriptions(abort.subscriptions).toBe('^--!');
     });

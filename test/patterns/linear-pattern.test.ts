@@ -16,10 +16,14 @@ describe('compileLinearPattern', () => {
     expect(compileLinearPattern('p', 'error', true).test('ERROR: boom')).toBe(true);
   });
 
-  it('refuses an invalid pattern with RE2\'s reason, naming the field', () => {
-    expect(() => compileLinearPattern('wait.pattern', '(unclosed')).toThrow(/wait\.pattern: not a valid RE2 syntax .*missing closing \)/);
+  it("refuses an invalid pattern with RE2's reason, naming the field", () => {
+    expect(() => compileLinearPattern('wait.pattern', '(unclosed')).toThrow(
+      /wait\.pattern: not a valid RE2 syntax .*missing closing \)/,
+    );
     // Backreferences and lookaround are what RE2 leaves out to stay linear: refused, not silently misread.
-    expect(() => compileLinearPattern('watch[0].pattern', String.raw`(a)\1`)).toThrow(/watch\[0\]\.pattern: not a valid RE2/);
+    expect(() => compileLinearPattern('watch[0].pattern', String.raw`(a)\1`)).toThrow(
+      /watch\[0\]\.pattern: not a valid RE2/,
+    );
     expect(() => compileLinearPattern('p', '(?=x)')).toThrow(/not a valid RE2/);
   });
 
@@ -44,9 +48,13 @@ describe('compileLinearPattern', () => {
   it('firstMatch finds the first matching line, even for patterns that could match across the joined lines', () => {
     const patterns = ['^b', 'a$', 'a\\sb', '^$', 'b+c', '[^x]{3}', 'c\\n?a'].map((p) => compileLinearPattern('p', p));
     fc.assert(
-      fc.property(fc.constantFrom(...patterns), fc.array(fc.stringMatching(/^[abc ]{0,5}$/), { maxLength: 8 }), (pattern, lines) => {
-        expect(pattern.firstMatch(lines)).toBe(lines.findIndex((l) => pattern.test(l)));
-      }),
+      fc.property(
+        fc.constantFrom(...patterns),
+        fc.array(fc.stringMatching(/^[abc ]{0,5}$/), { maxLength: 8 }),
+        (pattern, lines) => {
+          expect(pattern.firstMatch(lines)).toBe(lines.findIndex((l) => pattern.test(l)));
+        },
+      ),
     );
   });
 

@@ -175,7 +175,12 @@ describe('formatBytesVisibly', () => {
     fc.uint8Array({ maxLength: 200 }),
     // Mostly valid UTF-8 with stray bytes spliced in: random bytes alone rarely form multi-byte characters.
     fc
-      .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }).map((s) => Buffer.from(s, 'utf8')), fc.uint8Array({ maxLength: 3 }).map((a) => Buffer.from(a))))
+      .array(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 8 }).map((s) => Buffer.from(s, 'utf8')),
+          fc.uint8Array({ maxLength: 3 }).map((a) => Buffer.from(a)),
+        ),
+      )
       .map((parts) => Buffer.concat(parts)),
   );
 

@@ -45,7 +45,7 @@ describe('Registry reservations', () => {
     );
   });
 
-  it('evicts the owner\'s oldest ended PTY at the owner limit, and refuses when all still run', () => {
+  it("evicts the owner's oldest ended PTY at the owner limit, and refuses when all still run", () => {
     const evicted: string[] = [];
     const registry = new Registry<E>({ maxSessions: 16, maxPerOwner: 2 }, (id) => evicted.push(id));
     const r1 = registry.reserve('a');
@@ -61,7 +61,7 @@ describe('Registry reservations', () => {
     expect(registry.countOf('a')).toBe(1);
   });
 
-  it('at the global limit evicts the oldest ended PTY of any session, the caller\'s own first', () => {
+  it("at the global limit evicts the oldest ended PTY of any session, the caller's own first", () => {
     const evicted: string[] = [];
     const registry = new Registry<E>({ maxSessions: 3, maxPerOwner: 3 }, (id) => evicted.push(id));
     const entries = ['a', 'b', 'c'].map((owner) => {
@@ -79,7 +79,7 @@ describe('Registry reservations', () => {
     expect(evicted).toEqual([entries[2]!.id, entries[1]!.id]);
   });
 
-  it('hides other owners\' PTYs behind the same not_found as a missing id', () => {
+  it("hides other owners' PTYs behind the same not_found as a missing id", () => {
     const registry = new Registry<E>();
     const r = registry.reserve('a');
     r.commit({ owner: 'a', running: true });

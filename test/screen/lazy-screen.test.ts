@@ -106,7 +106,8 @@ describe('LazyScreen', () => {
     // Not before the quiet time; then soon (a loaded machine may run the timer late).
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fed()).toBe(2);
-    for (let waited = 0; fed() !== 4 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; fed() !== 4 && waited < 10_000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fed()).toBe(4);
     screen.dispose();
   });
@@ -124,21 +125,26 @@ describe('LazyScreen', () => {
       fc.string({ unit: fc.constantFrom('a', 'b', ' ', '中', 'é'), minLength: 1, maxLength: 50 }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 20, max: 400 }), fc.integer({ min: 0, max: 40 }), async (pieces, maxRaw, lookAt) => {
-        const buffer = new OutputBuffer({ maxRawChars: maxRaw });
-        const screen = new LazyScreen(buffer, size);
-        // An earlier look (or none), so both fresh starts and catch-ups are covered.
-        for (const [i, p] of pieces.entries()) {
-          buffer.append(p);
-          if (i === lookAt) await screen.snapshot();
-          else if (i % 3 === 0) screen.alternateScreenActive();
-        }
-        const snap = await screen.snapshot();
-        const truth = await reference(pieces.join(''));
-        if (!snap.incomplete) expect(snap.rows).toEqual(truth);
-        if (buffer.rawSince(0).from === 0) expect(snap.incomplete).toBe(false);
-        screen.dispose();
-      }),
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 40 }),
+        fc.integer({ min: 20, max: 400 }),
+        fc.integer({ min: 0, max: 40 }),
+        async (pieces, maxRaw, lookAt) => {
+          const buffer = new OutputBuffer({ maxRawChars: maxRaw });
+          const screen = new LazyScreen(buffer, size);
+          // An earlier look (or none), so both fresh starts and catch-ups are covered.
+          for (const [i, p] of pieces.entries()) {
+            buffer.append(p);
+            if (i === lookAt) await screen.snapshot();
+            else if (i % 3 === 0) screen.alternateScreenActive();
+          }
+          const snap = await screen.snapshot();
+          const truth = await reference(pieces.join(''));
+          if (!snap.incomplete) expect(snap.rows).toEqual(truth);
+          if (buffer.rawSince(0).from === 0) expect(snap.incomplete).toBe(false);
+          screen.dispose();
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -146,11 +152,31 @@ describe('LazyScreen', () => {
 
 describe('restart points', () => {
   it('prefer the newest switch to the alternate screen, a clear after leaving it, and flag nothing found', () => {
-    expect(restartPoint('aa\x1b[2Jbb\x1b[?1049hcc\x1b[2Jdd', false)).toMatchObject({ kind: 'alternate', index: 8, incomplete: false });
-    expect(restartPoint('\x1b[?1049hx\x1b[?1049lyy\x1b[2Jz', false)).toMatchObject({ kind: 'clear', incomplete: false });
-    expect(restartPoint('\x1b[?1049hx\x1b[?1049lyy', false)).toMatchObject({ kind: 'left-alternate', incomplete: true });
-    expect(restartPoint('abc\x1bcdef', true)).toEqual({ kind: 'clear', index: 3, enterAlternate: true, incomplete: false });
-    expect(restartPoint('plain text', false)).toEqual({ kind: 'none', index: 0, enterAlternate: false, incomplete: true });
+    expect(restartPoint('aa\x1b[2Jbb\x1b[?1049hcc\x1b[2Jdd', false)).toMatchObject({
+      kind: 'alternate',
+      index: 8,
+      incomplete: false,
+    });
+    expect(restartPoint('\x1b[?1049hx\x1b[?1049lyy\x1b[2Jz', false)).toMatchObject({
+      kind: 'clear',
+      incomplete: false,
+    });
+    expect(restartPoint('\x1b[?1049hx\x1b[?1049lyy', false)).toMatchObject({
+      kind: 'left-alternate',
+      incomplete: true,
+    });
+    expect(restartPoint('abc\x1bcdef', true)).toEqual({
+      kind: 'clear',
+      index: 3,
+      enterAlternate: true,
+      incomplete: false,
+    });
+    expect(restartPoint('plain text', false)).toEqual({
+      kind: 'none',
+      index: 0,
+      enterAlternate: false,
+      incomplete: true,
+    });
   });
 });
 
@@ -160,7 +186,11 @@ describe('entering a long plain backlog late', () => {
     const screen = new LazyScreen(buffer, size, 100);
     buffer.append('\x1b[?1h\x1b]2;kept title\x07header\n');
     await screen.snapshot();
-    const flood = Array.from({ length: 5_000 }, (_, i) => `\x1b[3${i % 8}mline ${i}\x1b[0m${i % 7 === 0 ? ' with a longer tail that wraps past twenty columns' : ''}\n`).join('');
+    const flood = Array.from(
+      { length: 5_000 },
+      (_, i) =>
+        `\x1b[3${i % 8}mline ${i}\x1b[0m${i % 7 === 0 ? ' with a longer tail that wraps past twenty columns' : ''}\n`,
+    ).join('');
     buffer.append(flood + 'last\rL');
     let fed = 0;
     const terminal = (screen as unknown as { terminal: { write(data: string, cb: () => void): void } }).terminal;
@@ -183,27 +213,46 @@ describe('entering a long plain backlog late', () => {
       fc.constantFrom('\n', '\r', '\b', '\x1b[31m', '\x1b[0m', '\x07', 'x'.repeat(25)),
       fc.string({ unit: fc.constantFrom('a', 'b', ' ', '-'), minLength: 1, maxLength: 30 }),
     );
-    const other = fc.constantFrom('\x1b[2;5H', '\x1b[?1049h', '\x1b[?1049l', '\x1b[H\x1b[2J', '中', '\t', '\x1b[1;3r', '\x1b[4h', '\x1b[4l', '\x1b[r', '\x1b[3', '1m');
+    const other = fc.constantFrom(
+      '\x1b[2;5H',
+      '\x1b[?1049h',
+      '\x1b[?1049l',
+      '\x1b[H\x1b[2J',
+      '中',
+      '\t',
+      '\x1b[1;3r',
+      '\x1b[4h',
+      '\x1b[4l',
+      '\x1b[r',
+      '\x1b[3',
+      '1m',
+    );
     const piece = fc.oneof({ arbitrary: plain, weight: 8 }, { arbitrary: other, weight: 1 });
     let skipped = 0;
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.array(plain, { maxLength: 30 }), fc.array(piece, { maxLength: 30 })), fc.array(plain, { minLength: 60, maxLength: 150 }), fc.array(piece, { maxLength: 10 }), fc.boolean(), async (before, lines, after, oneLongLine) => {
-        // Line feeds realign everything: a backlog without them tests the wrap model alone.
-        const backlog = [...(oneLongLine ? lines.map((p) => p.replaceAll('\n', '')) : lines), ...after];
-        const buffer = new OutputBuffer();
-        const screen = new LazyScreen(buffer, size, 1);
-        buffer.append(before.join(''));
-        await screen.snapshot();
-        buffer.append(backlog.join(''));
-        const snap = await screen.snapshot();
-        expect(snap.rows).toEqual(await reference(before.join('') + backlog.join('')));
-        const buffer2 = new OutputBuffer();
-        buffer2.append(before.join('') + backlog.join(''));
-        const cursor = (await new LazyScreen(buffer2, size).snapshot()).cursor;
-        expect(snap.cursor).toEqual(cursor);
-        skipped += (screen as unknown as { skips: number }).skips;
-        screen.dispose();
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.array(plain, { maxLength: 30 }), fc.array(piece, { maxLength: 30 })),
+        fc.array(plain, { minLength: 60, maxLength: 150 }),
+        fc.array(piece, { maxLength: 10 }),
+        fc.boolean(),
+        async (before, lines, after, oneLongLine) => {
+          // Line feeds realign everything: a backlog without them tests the wrap model alone.
+          const backlog = [...(oneLongLine ? lines.map((p) => p.replaceAll('\n', '')) : lines), ...after];
+          const buffer = new OutputBuffer();
+          const screen = new LazyScreen(buffer, size, 1);
+          buffer.append(before.join(''));
+          await screen.snapshot();
+          buffer.append(backlog.join(''));
+          const snap = await screen.snapshot();
+          expect(snap.rows).toEqual(await reference(before.join('') + backlog.join('')));
+          const buffer2 = new OutputBuffer();
+          buffer2.append(before.join('') + backlog.join(''));
+          const cursor = (await new LazyScreen(buffer2, size).snapshot()).cursor;
+          expect(snap.cursor).toEqual(cursor);
+          skipped += (screen as unknown as { skips: number }).skips;
+          screen.dispose();
+        },
+      ),
       { numRuns: 300 },
     );
     // The late entry was taken, often: this property is about it.

@@ -29,12 +29,24 @@ describe('the screen agrees with tmux row for row', () => {
     expect(opened.alternateScreen).toBe(true);
     expect(opened.rows).toEqual(tmuxOpened);
 
-    await rig.call('pty_write', { id, input: [{ key: 'Down' }, { text: 'dd' }, { key: 'End' }, { key: 'Home' }, { text: 'i' }, { text: 'INSERTED ' }, { key: 'Esc' }] });
+    await rig.call('pty_write', {
+      id,
+      input: [
+        { key: 'Down' },
+        { text: 'dd' },
+        { key: 'End' },
+        { key: 'Home' },
+        { text: 'i' },
+        { text: 'INSERTED ' },
+        { key: 'Esc' },
+      ],
+    });
     oracle.send(['Down', 'd', 'd', 'End', 'Home', 'i']);
     oracle.send(['INSERTED '], true);
     oracle.send(['Escape']);
     // vim leaves insert mode once its escape timeout has passed: wait for the mode line to clear on both sides.
-    const normalMode = (rows: readonly string[]) => rows[1]?.includes('INSERTED') === true && !rows[ROWS - 1]?.includes('INSERT');
+    const normalMode = (rows: readonly string[]) =>
+      rows[1]?.includes('INSERTED') === true && !rows[ROWS - 1]?.includes('INSERT');
     const edited = await rig.settled(id, (s) => normalMode(s.rows), 'vim edit');
     const tmuxEdited = await oracle.settled(normalMode, 'vim edit');
     expect(edited.rows).toEqual(tmuxEdited);
@@ -43,7 +55,10 @@ describe('the screen agrees with tmux row for row', () => {
     await rig.call('pty_write', { id, input: [{ text: ':wq' }, { key: 'Enter' }] });
     oracle.send([':wq', 'Enter']);
     const file = (dir: string) => readFileSync(join(dir, 'notes.txt'), 'utf8');
-    await waitFor(() => file(ours).includes('INSERTED') && file(theirs).includes('INSERTED'), 'vim to write both files');
+    await waitFor(
+      () => file(ours).includes('INSERTED') && file(theirs).includes('INSERTED'),
+      'vim to write both files',
+    );
     expect(file(ours)).toBe('alpha\nINSERTED gamma\n');
     expect(file(ours)).toBe(file(theirs));
   });
@@ -54,7 +69,9 @@ describe('the screen agrees with tmux row for row', () => {
     const id = await rig.spawn('less', ['long.txt'], ROWS, COLS, ours);
     oracle = new TmuxOracle(theirs, ROWS, COLS, ['less', 'long.txt']);
     const first = (rows: readonly string[]) => rows[0] === 'line 1 of the file';
-    expect((await rig.settled(id, (s) => first(s.rows), 'less open')).rows).toEqual(await oracle.settled(first, 'less open'));
+    expect((await rig.settled(id, (s) => first(s.rows), 'less open')).rows).toEqual(
+      await oracle.settled(first, 'less open'),
+    );
 
     await rig.call('pty_write', { id, input: [{ key: 'PageDown' }] });
     oracle.send(['NPage']);
@@ -66,7 +83,9 @@ describe('the screen agrees with tmux row for row', () => {
     await rig.call('pty_write', { id, input: [{ text: '/line 150 ' }, { key: 'Enter' }] });
     oracle.send(['/line 150 ', 'Enter']);
     const found = (rows: readonly string[]) => rows[0] === 'line 150 of the file';
-    expect((await rig.settled(id, (s) => found(s.rows), 'less search')).rows).toEqual(await oracle.settled(found, 'less search'));
+    expect((await rig.settled(id, (s) => found(s.rows), 'less search')).rows).toEqual(
+      await oracle.settled(found, 'less search'),
+    );
     await rig.call('pty_write', { id, input: [{ text: 'q' }] });
   });
 
@@ -116,7 +135,9 @@ describe('the screen agrees with tmux row for row', () => {
     await rig.call('pty_write', { id, input: [{ key: 'Down', times: 2 }, { key: 'Up' }] });
     oracle.send(['Down', 'Down', 'Up']);
     const moved = (rows: readonly string[]) => rows.some((r) => r.includes('> pears'));
-    expect((await rig.settled(id, (s) => moved(s.rows), 'curses menu moved')).rows).toEqual(await oracle.settled(moved, 'curses menu moved'));
+    expect((await rig.settled(id, (s) => moved(s.rows), 'curses menu moved')).rows).toEqual(
+      await oracle.settled(moved, 'curses menu moved'),
+    );
     await rig.call('pty_write', { id, input: [{ text: 'q' }] });
   });
 

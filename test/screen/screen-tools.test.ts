@@ -17,7 +17,12 @@ afterEach(async () => {
   await rig.close();
 });
 
-async function linesUntil(id: string, done: (lines: string[]) => boolean, what: string, timeoutMs = 15_000): Promise<string[]> {
+async function linesUntil(
+  id: string,
+  done: (lines: string[]) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const read = await rig.call('pty_read', { id, tail: true, limit: 2_000, screen: false });
@@ -116,10 +121,16 @@ describe('named keys reach the program as a terminal sends them', () => {
   it('refuses unknown keys, data with input, and an empty write, with the reason and nothing written', async () => {
     const id = await rig.spawn('cat', [], 24, 80);
     const asked = rig.asked.length;
-    await expect(rig.call('pty_write', { id, input: [{ key: 'Ctrl-C' }] })).rejects.toThrow(/key "Ctrl-C" is not a key name\. Known keys: Enter, Tab/);
-    await expect(rig.call('pty_write', { id, data: 'x', input: [{ text: 'y' }] })).rejects.toThrow(/either data .* or input .*, not both/);
+    await expect(rig.call('pty_write', { id, input: [{ key: 'Ctrl-C' }] })).rejects.toThrow(
+      /key "Ctrl-C" is not a key name\. Known keys: Enter, Tab/,
+    );
+    await expect(rig.call('pty_write', { id, data: 'x', input: [{ text: 'y' }] })).rejects.toThrow(
+      /either data .* or input .*, not both/,
+    );
     await expect(rig.call('pty_write', { id })).rejects.toThrow(/nothing to do/);
-    await expect(rig.call('pty_write', { id, input: [{ text: 'a', key: 'Enter' }] })).rejects.toThrow(/exactly one of "text" or "key"/);
+    await expect(rig.call('pty_write', { id, input: [{ text: 'a', key: 'Enter' }] })).rejects.toThrow(
+      /exactly one of "text" or "key"/,
+    );
     await expect(rig.call('pty_write', { id, input: [{ key: 'Up', times: 1000 }] })).rejects.toThrow(/from 1 to 100/);
     expect(rig.asked.length).toBe(asked);
     expect((await rig.call('pty_read', { id })).totalLines).toBe(0);
@@ -145,11 +156,18 @@ describe('the screen in pty_read', () => {
 
   it('screen: true refuses line options, and reads after the program ended', async () => {
     const id = await rig.spawn('printf', ['\\033]2;done title\\007hello\\n'], 5, 20);
-    await expect(rig.call('pty_read', { id, screen: true, tail: true })).rejects.toThrow(/screen: true .* takes no tail/);
+    await expect(rig.call('pty_read', { id, screen: true, tail: true })).rejects.toThrow(
+      /screen: true .* takes no tail/,
+    );
     await linesUntil(id, (l) => l.includes('hello'), 'printf');
     await sleep(200);
     const read = await rig.call('pty_read', { id, screen: true });
-    expect(read.screen).toMatchObject({ rows: ['hello', '', '', '', ''], title: 'done title', size: { rows: 5, cols: 20 }, incomplete: false });
+    expect(read.screen).toMatchObject({
+      rows: ['hello', '', '', '', ''],
+      title: 'done title',
+      size: { rows: 5, cols: 20 },
+      incomplete: false,
+    });
   });
 });
 
@@ -173,7 +191,8 @@ describe('live resize', () => {
     await oracle.settled((r) => r[0] === 'one', 'vim');
     await rig.call('pty_write', { id, resize: { rows: 14, cols: 50 } });
     oracle.resize(14, 50);
-    const redrawn = (rows: readonly string[]) => rows.length === 14 && rows[13]!.includes('notes.txt') === false && rows[12] === '~';
+    const redrawn = (rows: readonly string[]) =>
+      rows.length === 14 && rows[13]!.includes('notes.txt') === false && rows[12] === '~';
     const ourScreen = await rig.settled(id, (s) => redrawn(s.rows), 'vim redraw');
     expect(ourScreen.size).toEqual({ rows: 14, cols: 50 });
     expect(ourScreen.rows).toEqual(await oracle.settled(redrawn, 'vim redraw'));
@@ -181,22 +200,34 @@ describe('live resize', () => {
 
   it('refuses sizes out of bounds and an ended PTY, changing nothing', async () => {
     const id = await rig.spawn('true', [], 24, 80);
-    await expect(rig.call('pty_write', { id, resize: { rows: 0, cols: 80 } })).rejects.toThrow(/resize\.rows: must be at least 1/);
-    await expect(rig.call('pty_write', { id, resize: { rows: 24, cols: 1001 } })).rejects.toThrow(/resize\.cols: must be at most 1000/);
+    await expect(rig.call('pty_write', { id, resize: { rows: 0, cols: 80 } })).rejects.toThrow(
+      /resize\.rows: must be at least 1/,
+    );
+    await expect(rig.call('pty_write', { id, resize: { rows: 24, cols: 1001 } })).rejects.toThrow(
+      /resize\.cols: must be at most 1000/,
+    );
     await linesUntil(id, () => true, 'start');
     for (let i = 0; i < 100 && (await rig.call('pty_list', {})).ptys[0].status === 'running'; i++) await sleep(50);
-    await expect(rig.call('pty_write', { id, resize: { rows: 30, cols: 80 } })).rejects.toThrow(/takes no input|only a running terminal/);
+    await expect(rig.call('pty_write', { id, resize: { rows: 30, cols: 80 } })).rejects.toThrow(
+      /takes no input|only a running terminal/,
+    );
   });
 });
 
 describe('laziness', () => {
-  const FLOOD = 'import sys\nsys.stdout.write("\\x1b[H\\x1b[2JHEADER\\n")\nfor i in range(%LINES%): sys.stdout.write("flood line %07d with some text to make it longer\\n" % i)\n%END%\nsys.stdout.flush()\nimport time\ntime.sleep(60)\n';
+  const FLOOD =
+    'import sys\nsys.stdout.write("\\x1b[H\\x1b[2JHEADER\\n")\nfor i in range(%LINES%): sys.stdout.write("flood line %07d with some text to make it longer\\n" % i)\n%END%\nsys.stdout.flush()\nimport time\ntime.sleep(60)\n';
   const flood = (lines: number, end: string) => FLOOD.replace('%LINES%', String(lines)).replace('%END%', end);
   // ~4.4 MiB of lines: more than four times the raw output that is kept.
   const LINES = 80_000;
 
   it('a flood of several MiB, then a screen read: the restart point after it is found and the screen is whole', async () => {
-    const id = await rig.spawn('python3', ['-c', flood(LINES, 'sys.stdout.write("\\x1b[H\\x1b[2JFINAL SCREEN\\nsecond row")')], 6, 60);
+    const id = await rig.spawn(
+      'python3',
+      ['-c', flood(LINES, 'sys.stdout.write("\\x1b[H\\x1b[2JFINAL SCREEN\\nsecond row")')],
+      6,
+      60,
+    );
     // Started before the flood, then left behind by it.
     await rig.screen(id);
     await linesUntil(id, (l) => l.at(-1) === 'second row', 'the flood', 60_000);
@@ -231,7 +262,9 @@ describe('laziness', () => {
       without += await timeFlood(false);
       withScreen += await timeFlood(true);
     }
-    process.stdout.write(`[laziness] 4.4 MiB flood ingested in ${without} ms without the screen, ${withScreen} ms with it\n`);
+    process.stdout.write(
+      `[laziness] 4.4 MiB flood ingested in ${without} ms without the screen, ${withScreen} ms with it\n`,
+    );
     // Loose: a shared 2-core machine; an emulator in the path would take ~4x (it parses at 15-23 MiB/s).
     expect(withScreen).toBeLessThan(without * 2 + 1_000);
   });

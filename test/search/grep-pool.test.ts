@@ -88,7 +88,9 @@ describe('GrepPool', () => {
     it('ignores case only when asked, for non-ASCII letters too', async () => {
       const pool = newPool();
       const text = 'ÉCOLE\nécole\nError\nerror\n';
-      await expect(pool.search(request({ text, pattern: 'école' }))).resolves.toEqual([{ lineNumber: 2, text: 'école' }]);
+      await expect(pool.search(request({ text, pattern: 'école' }))).resolves.toEqual([
+        { lineNumber: 2, text: 'école' },
+      ]);
       await expect(pool.search(request({ text, pattern: 'école', ignoreCase: true }))).resolves.toEqual([
         { lineNumber: 1, text: 'ÉCOLE' },
         { lineNumber: 2, text: 'école' },
@@ -132,7 +134,9 @@ describe('GrepPool', () => {
 
     it('keeps only the complete lines when output passes maxStdoutChars, and stops grep', async () => {
       const text = `${'match line\n'.repeat(100_000)}`;
-      const matches = await newPool({ maxStdoutChars: 50 }).search(request({ text, pattern: 'match', maxMatches: 100_000 }));
+      const matches = await newPool({ maxStdoutChars: 50 }).search(
+        request({ text, pattern: 'match', maxMatches: 100_000 }),
+      );
       // Each output line is `N:match line\n` (13 or 14 characters): three fit in 50, the fourth is cut.
       expect(matches).toEqual([1, 2, 3].map((lineNumber) => ({ lineNumber, text: 'match line' })));
     });
@@ -221,13 +225,17 @@ describe('GrepPool', () => {
       const { peak, onLoadChange } = loadRecorder();
       // A looser kill bound than GREP_TIMEOUT_MS: on a loaded machine a plain search must not be mistaken for a slow one.
       const pool = newPool({ onLoadChange, timeoutMs: 1_000 });
-      const searches = Array.from({ length: 60 }, (_, i) => () =>
-        i % 15 === 0
-          ? pool.search(slow()).then(
-              () => 'resolved',
-              (err: PtyError) => err.code,
-            )
-          : pool.search(request({ text: `${'noise\n'.repeat(i * 100)}hit ${i}\n`, pattern: `hit ${i}$` })).then((m) => m.length),
+      const searches = Array.from(
+        { length: 60 },
+        (_, i) => () =>
+          i % 15 === 0
+            ? pool.search(slow()).then(
+                () => 'resolved',
+                (err: PtyError) => err.code,
+              )
+            : pool
+                .search(request({ text: `${'noise\n'.repeat(i * 100)}hit ${i}\n`, pattern: `hit ${i}$` }))
+                .then((m) => m.length),
       );
       // 60 at once is past MAX_GREP_QUEUE, so they start in batches that fit.
       const batch = MAX_GREP_WORKERS + MAX_GREP_QUEUE;
@@ -264,7 +272,9 @@ describe('GrepPool', () => {
       const finished: number[] = [];
       const blocker = rejection(pool.search(slow()));
       const queued = Array.from({ length: 5 }, (_, i) =>
-        pool.search(request({ text: `line ${i}\n`, pattern: 'line' })).then(([match]) => finished.push(Number(match?.text.slice(5)))),
+        pool
+          .search(request({ text: `line ${i}\n`, pattern: 'line' }))
+          .then(([match]) => finished.push(Number(match?.text.slice(5)))),
       );
       expect((await blocker).code).toBe('pattern_too_expensive');
       await Promise.all(queued);

@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,7 +38,9 @@ function parseUnit(text: string): Map<string, Array<[string, string]>> {
 
 const unit = parseUnit(unitText);
 const values = (section: string, key: string) => (unit.get(section) ?? []).filter(([k]) => k === key).map(([, v]) => v);
-const environment = new Map(values('Service', 'Environment').map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]));
+const environment = new Map(
+  values('Service', 'Environment').map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]),
+);
 
 describe(`service/${UNIT_NAME}: static checks`, () => {
   it('has the sections of a service', () => {
@@ -60,12 +71,22 @@ describe(`service/${UNIT_NAME}: static checks`, () => {
       expect(environment.get(key)).toMatch(/^%[hESC]\/.*opencode-local-pty/);
     }
     // Four distinct places: nothing shared with the user's own OpenCode (whose paths have no opencode-local-pty).
-    const paths = ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME'].map((k) => environment.get(k));
+    const paths = ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME'].map((k) =>
+      environment.get(k),
+    );
     expect(new Set(paths).size).toBe(4);
   });
 
   it("runs as the manager's own ordinary user with the user's normal groups: no identity or group override", () => {
-    for (const key of ['User', 'Group', 'SupplementaryGroups', 'DynamicUser', 'AmbientCapabilities', 'CapabilityBoundingSet', 'PAMName']) {
+    for (const key of [
+      'User',
+      'Group',
+      'SupplementaryGroups',
+      'DynamicUser',
+      'AmbientCapabilities',
+      'CapabilityBoundingSet',
+      'PAMName',
+    ]) {
       expect(values('Service', key)).toEqual([]);
     }
     expect(values('Unit', 'ConditionUser')).toEqual(['!@system']);

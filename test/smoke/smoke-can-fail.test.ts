@@ -23,12 +23,18 @@ describe('smoke scenarios fail against a broken backend and pass against the rea
   it('escalation fails when termination skips the KILL step, and its leftovers are ended', async () => {
     const result = await runScenarioOnce(scenario('escalation'), brokenBackends['no-kill']);
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/the PTY session after pty_kill returned: expected no process left, saw [1-9]\d*: \d+ (sh|sleep)/);
+    expect(result.error).toMatch(
+      /the PTY session after pty_kill returned: expected no process left, saw [1-9]\d*: \d+ (sh|sleep)/,
+    );
     // What the broken backend left behind is ended (by the plugin's own teardown sweep, which the broken
     // termination does not replace, or else by the runner's cleanup), so a failing run does not poison the next one.
     const reported = [...(result.error ?? '').matchAll(/(\d+) (?:sh|sleep) \(/g)].map((m) => Number(m[1]));
     expect(reported.length).toBeGreaterThan(0);
-    await waitFor(() => reported.every((pid) => !isRunning(pid)), `the reported survivors ${reported.join(', ')} are gone`, 2_000);
+    await waitFor(
+      () => reported.every((pid) => !isRunning(pid)),
+      `the reported survivors ${reported.join(', ')} are gone`,
+      2_000,
+    );
   });
 
   it('escalation passes against the real plugin', async () => {
@@ -40,7 +46,9 @@ describe('smoke scenarios fail against a broken backend and pass against the rea
   it('reservations fails when the reservation check is disabled', async () => {
     const result = await runScenarioOnce(scenario('reservations'), brokenBackends['no-reservations']);
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/20 concurrent spawns from one session: expected \{ succeeded: 5, refused: \{ limit: 15 \} \}, saw \{ succeeded: 20, refused: \{\} \}/);
+    expect(result.error).toMatch(
+      /20 concurrent spawns from one session: expected \{ succeeded: 5, refused: \{ limit: 15 \} \}, saw \{ succeeded: 20, refused: \{\} \}/,
+    );
     // Nothing is left: dispose ended all twenty.
     expect(result.error).not.toMatch(/cleanup:/);
   });
@@ -63,7 +71,9 @@ describe('smoke scenarios fail against a broken backend and pass against the rea
     try {
       const result = await runScenarioOnce(leakFd);
       expect(result.ok).toBe(false);
-      expect(result.error).toMatch(/cleanup: expected \d+ open descriptors as before the run, saw \d+ \(new: .*\/dev\/null/);
+      expect(result.error).toMatch(
+        /cleanup: expected \d+ open descriptors as before the run, saw \d+ \(new: .*\/dev\/null/,
+      );
     } finally {
       if (fd >= 0) closeSync(fd);
     }
@@ -80,7 +90,9 @@ describe('smoke scenarios fail against a broken backend and pass against the rea
     };
     const result = await runScenarioOnce(leakChild);
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(new RegExp(`cleanup: expected no child process of the smoke run left, saw ${childPid} sleep`));
+    expect(result.error).toMatch(
+      new RegExp(`cleanup: expected no child process of the smoke run left, saw ${childPid} sleep`),
+    );
     await waitFor(() => !isRunning(childPid), 'the leftover child is gone', 2_000);
   });
 });

@@ -6,8 +6,15 @@ describe('leaderLookup$', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
       const calls: string[] = [];
-      const probe = { find: (nearOnly: boolean) => (calls.push(`${scheduler.now()}:${nearOnly ? 'near' : 'full'}`), scheduler.now() >= 6 ? 77 : null) };
-      expectObservable(leaderLookup$(probe, { pollMs: 2, fullScanMs: 4, deadlineMs: 100, scheduler })).toBe('6ms (s|)', { s: 77 });
+      const probe = {
+        find: (nearOnly: boolean) => (
+          calls.push(`${scheduler.now()}:${nearOnly ? 'near' : 'full'}`), scheduler.now() >= 6 ? 77 : null
+        ),
+      };
+      expectObservable(leaderLookup$(probe, { pollMs: 2, fullScanMs: 4, deadlineMs: 100, scheduler })).toBe(
+        '6ms (s|)',
+        { s: 77 },
+      );
       scheduler.flush();
       expect(calls).toEqual(['0:near', '2:near', '4:full', '6:near']);
     });
@@ -16,7 +23,9 @@ describe('leaderLookup$', () => {
   it('gives up with null at the deadline', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
-      expectObservable(leaderLookup$({ find: () => null }, { pollMs: 5, fullScanMs: 50, deadlineMs: 20, scheduler })).toBe('20ms (n|)', { n: null });
+      expectObservable(
+        leaderLookup$({ find: () => null }, { pollMs: 5, fullScanMs: 50, deadlineMs: 20, scheduler }),
+      ).toBe('20ms (n|)', { n: null });
     });
   });
 });
@@ -37,18 +46,24 @@ describe('lingeringMembers$', () => {
   it('emits the members at once, each change, then [] and completes; full scans only at their interval or when all known left', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
-      const { probe, counts } = fakeProbe(() => scheduler.now(), [
-        { pid: 1, leavesAt: 25 },
-        { pid: 2, leavesAt: 45, seenFrom: 0 },
-        { pid: 3, leavesAt: 65, seenFrom: 30 },
-      ]);
-      expectObservable(lingeringMembers$(probe, { pollMs: 10, fullScanMs: 40, scheduler })).toBe('a 29ms b 9ms c 9ms d 19ms (e|)', {
-        a: [1, 2],
-        b: [2],
-        c: [2, 3],
-        d: [3],
-        e: [],
-      });
+      const { probe, counts } = fakeProbe(
+        () => scheduler.now(),
+        [
+          { pid: 1, leavesAt: 25 },
+          { pid: 2, leavesAt: 45, seenFrom: 0 },
+          { pid: 3, leavesAt: 65, seenFrom: 30 },
+        ],
+      );
+      expectObservable(lingeringMembers$(probe, { pollMs: 10, fullScanMs: 40, scheduler })).toBe(
+        'a 29ms b 9ms c 9ms d 19ms (e|)',
+        {
+          a: [1, 2],
+          b: [2],
+          c: [2, 3],
+          d: [3],
+          e: [],
+        },
+      );
       scheduler.flush();
       // Full scans at 0, 40 (the interval) and 70 (every known member had left, so the frozen one too): never one per poll.
       expect(counts.scan).toBe(3);
@@ -60,7 +75,9 @@ describe('lingeringMembers$', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
       const { probe, counts } = fakeProbe(() => scheduler.now(), [{ pid: 9, leavesAt: 1_000 }]);
-      expectObservable(lingeringMembers$(probe, { pollMs: 10, fullScanMs: 40, scheduler }), '^ 25ms !').toBe('a', { a: [9] });
+      expectObservable(lingeringMembers$(probe, { pollMs: 10, fullScanMs: 40, scheduler }), '^ 25ms !').toBe('a', {
+        a: [9],
+      });
       scheduler.flush();
       expect(counts.still).toBe(2);
     });

@@ -16,11 +16,11 @@ export class PtyProbe {
   private readonly subscription: Subscription;
   private waiters: Array<() => void> = [];
 
-  constructor(spec: Partial<PtySpec> & { command: string }, readonly reaper = new Reaper()) {
-    this.subscription = ptyProcess$(
-      { args: [], workdir: '/tmp', rows: 40, cols: 120, ...spec },
-      { reaper },
-    ).subscribe({
+  constructor(
+    spec: Partial<PtySpec> & { command: string },
+    readonly reaper = new Reaper(),
+  ) {
+    this.subscription = ptyProcess$({ args: [], workdir: '/tmp', rows: 40, cols: 120, ...spec }, { reaper }).subscribe({
       next: (e) => {
         if (e.kind === 'started') this.handle = e.handle;
         else if (e.kind === 'output') this.text += e.text;
@@ -45,7 +45,15 @@ export class PtyProbe {
 
   until<T>(check: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; output so far: ${JSON.stringify(this.text.slice(-500))}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `timed out after ${timeoutMs} ms waiting for ${what}; output so far: ${JSON.stringify(this.text.slice(-500))}`,
+            ),
+          ),
+        timeoutMs,
+      );
       const test = () => {
         if (this.error !== undefined) {
           clearTimeout(timer);
@@ -93,7 +101,10 @@ export class PtyProbe {
 }
 
 /** Runs a command to its end and returns its output and exit. */
-export async function runToExit(spec: Partial<PtySpec> & { command: string }, timeoutMs = 10_000): Promise<{ text: string; exit: ExitEvent }> {
+export async function runToExit(
+  spec: Partial<PtySpec> & { command: string },
+  timeoutMs = 10_000,
+): Promise<{ text: string; exit: ExitEvent }> {
   const probe = new PtyProbe(spec);
   try {
     const exit = await probe.exited(timeoutMs);

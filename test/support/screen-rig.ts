@@ -7,18 +7,34 @@ import { fixedEnvironment } from '../../src/engine/environment.js';
 import { LocalPty } from '../../src/core/local-pty.js';
 import { silentLogger, type PermissionRequest } from '../../src/core/host-port.js';
 import type { z } from 'zod';
-import { KillResult, ListResult, ReadResult, type ScreenView, SpawnResult, WriteResult } from '../../src/protocol/tool-results.js';
+import {
+  KillResult,
+  ListResult,
+  ReadResult,
+  type ScreenView,
+  SpawnResult,
+  WriteResult,
+} from '../../src/protocol/tool-results.js';
 import { sleep } from '../../src/testkit/waits.js';
 import { PTY_TOOLS, runTool } from '../../src/tools/definitions.js';
 
 /** Every answer is parsed with its protocol schema (strict): a field the screen adds without declaring it fails. */
-const RESULT_SCHEMAS: Record<string, z.ZodType> = { pty_spawn: SpawnResult, pty_write: WriteResult, pty_read: ReadResult, pty_list: ListResult, pty_kill: KillResult };
+const RESULT_SCHEMAS: Record<string, z.ZodType> = {
+  pty_spawn: SpawnResult,
+  pty_write: WriteResult,
+  pty_read: ReadResult,
+  pty_list: ListResult,
+  pty_kill: KillResult,
+};
 
 /** The real core behind the real tool definitions (schemas included), a project dir, and every prompt recorded and allowed. */
 export class ScreenRig {
   readonly dir = realpathSync(mkdtempSync(join(tmpdir(), 'lpty-screen-')));
   readonly asked: PermissionRequest[] = [];
-  readonly core = new LocalPty({ projectDir: this.dir, host: { notify: async () => {}, sessionDeleted$: NEVER, log: silentLogger } });
+  readonly core = new LocalPty({
+    projectDir: this.dir,
+    host: { notify: async () => {}, sessionDeleted$: NEVER, log: silentLogger },
+  });
   private readonly ctx = { owner: 'ses_screen', ask: async (r: PermissionRequest) => void this.asked.push(r) };
 
   async call(tool: string, args: unknown): Promise<any> {
@@ -29,7 +45,16 @@ export class ScreenRig {
   }
 
   async spawn(command: string, args: string[], rows: number, cols: number, workdir?: string): Promise<string> {
-    return (await this.call('pty_spawn', { command, args, rows, cols, description: `screen test: ${command}`, ...(workdir === undefined ? {} : { workdir }) })).id;
+    return (
+      await this.call('pty_spawn', {
+        command,
+        args,
+        rows,
+        cols,
+        description: `screen test: ${command}`,
+        ...(workdir === undefined ? {} : { workdir }),
+      })
+    ).id;
   }
 
   /** Two directories with the same content, one for our PTY and one for tmux, so both show the same names. */
@@ -48,8 +73,21 @@ export class ScreenRig {
   }
 
   /** The screen once it has stopped changing for `quietMs` and passes `ready`. */
-  async settled(id: string, ready: (s: ScreenView) => boolean, what: string, timeoutMs = 15_000, quietMs = 400): Promise<ScreenView> {
-    return settle(() => this.screen(id), (s) => JSON.stringify(s.rows), ready, what, timeoutMs, quietMs);
+  async settled(
+    id: string,
+    ready: (s: ScreenView) => boolean,
+    what: string,
+    timeoutMs = 15_000,
+    quietMs = 400,
+  ): Promise<ScreenView> {
+    return settle(
+      () => this.screen(id),
+      (s) => JSON.stringify(s.rows),
+      ready,
+      what,
+      timeoutMs,
+      quietMs,
+    );
   }
 
   async close(): Promise<void> {
@@ -58,7 +96,14 @@ export class ScreenRig {
   }
 }
 
-async function settle<T>(look: () => Promise<T>, key: (t: T) => string, ready: (t: T) => boolean, what: string, timeoutMs: number, quietMs: number): Promise<T> {
+async function settle<T>(
+  look: () => Promise<T>,
+  key: (t: T) => string,
+  ready: (t: T) => boolean,
+  what: string,
+  timeoutMs: number,
+  quietMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   let since = Date.now();
@@ -69,7 +114,8 @@ async function settle<T>(look: () => Promise<T>, key: (t: T) => string, ready: (
       last = k;
       since = Date.now();
     } else if (ready(value) && Date.now() - since >= quietMs) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value, null, 1)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value, null, 1)}`);
     await sleep(50);
     value = await look();
   }
@@ -77,8 +123,31 @@ async function settle<T>(look: () => Promise<T>, key: (t: T) => string, ready: (
 
 /** VT100 line drawing, as xterm draws it. */
 const DEC_SPECIAL_GRAPHICS: Record<string, string> = {
-  '`': '◆', a: '▒', f: '°', g: '±', j: '┘', k: '┐', l: '┌', m: '└', n: '┼', o: '⎺', p: '⎻', q: '─', r: '⎼', s: '⎽',
-  t: '├', u: '┤', v: '┴', w: '┬', x: '│', y: '≤', z: '≥', '{': 'π', '|': '≠', '}': '£', '~': '·',
+  '`': '◆',
+  a: '▒',
+  f: '°',
+  g: '±',
+  j: '┘',
+  k: '┐',
+  l: '┌',
+  m: '└',
+  n: '┼',
+  o: '⎺',
+  p: '⎻',
+  q: '─',
+  r: '⎼',
+  s: '⎽',
+  t: '├',
+  u: '┤',
+  v: '┴',
+  w: '┬',
+  x: '│',
+  y: '≤',
+  z: '≥',
+  '{': 'π',
+  '|': '≠',
+  '}': '£',
+  '~': '·',
 };
 
 /**
@@ -96,11 +165,33 @@ export class TmuxOracle {
     // Our PTYs do not echo input (script --echo never): neither does this one. onlcr stays on here, as the
     // emulator's convertEol puts back what our PTYs' -onlcr leaves out.
     const sameTermios = ['sh', '-c', 'stty -echo; exec "$@"', 'sh'];
-    this.tmux(['-f', this.conf, 'new-session', '-d', '-s', this.name, '-c', cwd, '-x', String(cols), '-y', String(rows), 'env', '-i', ...env, ...sameTermios, ...command]);
+    this.tmux([
+      '-f',
+      this.conf,
+      'new-session',
+      '-d',
+      '-s',
+      this.name,
+      '-c',
+      cwd,
+      '-x',
+      String(cols),
+      '-y',
+      String(rows),
+      'env',
+      '-i',
+      ...env,
+      ...sameTermios,
+      ...command,
+    ]);
   }
 
   tmux(args: string[]): string {
-    return execFileSync('tmux', ['-L', this.name, ...args], { encoding: 'utf8', env: { ...process.env, TMUX: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    return execFileSync('tmux', ['-L', this.name, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, TMUX: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   }
 
   /** tmux send-keys: key names as tmux spells them, or literal text with `literal`. */
@@ -134,7 +225,14 @@ export class TmuxOracle {
   }
 
   settled(ready: (rows: string[]) => boolean, what: string, timeoutMs = 15_000, quietMs = 400): Promise<string[]> {
-    return settle(async () => this.capture(), (r) => JSON.stringify(r), ready, `tmux: ${what}`, timeoutMs, quietMs);
+    return settle(
+      async () => this.capture(),
+      (r) => JSON.stringify(r),
+      ready,
+      `tmux: ${what}`,
+      timeoutMs,
+      quietMs,
+    );
   }
 
   kill(): void {

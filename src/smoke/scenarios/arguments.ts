@@ -45,10 +45,15 @@ export const HOSTILE_ARGS: readonly string[] = [
 
 export const argumentsScenario: Scenario = {
   name: 'arguments',
-  summary: "printf '%s\\0' of hostile arguments (quotes, $(id), backticks, globs, newlines, non-ASCII) comes back byte-exact",
+  summary:
+    "printf '%s\\0' of hostile arguments (quotes, $(id), backticks, globs, newlines, non-ASCII) comes back byte-exact",
   async run(h) {
     const { session } = await h.session('ses_smoke_args');
-    const pty = await session.call<SpawnResult>('pty_spawn', { command: 'printf', args: ['%s\\0', ...HOSTILE_ARGS], description: 'argument echo' });
+    const pty = await session.call<SpawnResult>('pty_spawn', {
+      command: 'printf',
+      args: ['%s\\0', ...HOSTILE_ARGS],
+      description: 'argument echo',
+    });
     expectEqual(pty.args, ['%s\\0', ...HOSTILE_ARGS], 'args as pty_spawn reports them');
     const end = await ended(session, pty.id);
     expectEqual([end.status, end.exitCode], ['exited', 0], 'printf (status, exit code)');

@@ -25,7 +25,11 @@ export const interactive: Scenario = {
     expectEqual([catEnd.status, catEnd.exitCode], ['exited', 0], 'cat after Ctrl-D (status, exit code)');
 
     if (!PYTHON_DIRS.some((d) => existsSync(`${d}/python3`))) return;
-    const py = await session.call<SpawnResult>('pty_spawn', { command: 'python3', args: ['-q'], description: 'python REPL' });
+    const py = await session.call<SpawnResult>('pty_spawn', {
+      command: 'python3',
+      args: ['-q'],
+      description: 'python REPL',
+    });
     await readUntil(session, py.id, (l) => l.at(-1)?.text === '>>> ', 'the REPL prompt ">>> "');
     await session.call('pty_write', { id: py.id, data: 'print(6 * 7, "\\u00e9")\\n' });
     // Input is not echoed, so the answer follows the prompt on its line.

@@ -13,7 +13,8 @@ export function liveMembers(sid: number): number[] {
 
 export const lingering: Scenario = {
   name: 'lingering',
-  summary: 'a program that backgrounds a server and exits: pty_list says lingering with the member; pty_kill ends it and returns with the session empty',
+  summary:
+    'a program that backgrounds a server and exits: pty_list says lingering with the member; pty_kill ends it and returns with the session empty',
   async run(h) {
     const { session } = await h.session('ses_smoke_lingering');
     const pty = await session.call<PtyDescription>('pty_spawn', {
@@ -31,8 +32,13 @@ export const lingering: Scenario = {
 
     const killed = await session.call<KillResult>('pty_kill', { id: pty.id });
     const left = liveMembers(sid);
-    if (left.length > 0) fail('the terminal session when pty_kill returned', 'empty', `${left.length} left: ${left.join(', ')}`);
-    expectEqual([killed.status, killed.lingering, killed.survivors], ['killed', null, null], 'status, lingering and survivors after pty_kill');
+    if (left.length > 0)
+      fail('the terminal session when pty_kill returned', 'empty', `${left.length} left: ${left.join(', ')}`);
+    expectEqual(
+      [killed.status, killed.lingering, killed.survivors],
+      ['killed', null, null],
+      'status, lingering and survivors after pty_kill',
+    );
     expectThat(killed.exitCode, (c) => c === 0, 'the program’s own exit code (0)', 'exit code after pty_kill');
   },
 };

@@ -7,7 +7,7 @@ import { QUIET_MS } from '../timing.js';
 
 export const ownership: Scenario = {
   name: 'ownership',
-  summary: "another session gets not_found on read/write/kill of a PTY it does not own and sees nothing in pty_list",
+  summary: 'another session gets not_found on read/write/kill of a PTY it does not own and sees nothing in pty_list',
   async run(h) {
     const host = await h.host();
     const owner = host.session('ses_smoke_owner');
@@ -31,6 +31,10 @@ export const ownership: Scenario = {
     const lines = await readUntil(owner, cat.id, () => true, 'a read');
     expectEqual(texts(lines.lines ?? []), ['mine'], "the owner's output (nothing the other session typed)");
     const list = await owner.call<ListResult>('pty_list', {});
-    expectEqual(list.ptys.map((p) => p.id), [cat.id], "the owner's pty_list");
+    expectEqual(
+      list.ptys.map((p) => p.id),
+      [cat.id],
+      "the owner's pty_list",
+    );
   },
 };

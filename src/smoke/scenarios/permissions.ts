@@ -22,16 +22,28 @@ function expectAsk(ask: AskRecord, permission: string, patterns: string[], what:
 
 export const permissions: Scenario = {
   name: 'permissions',
-  summary: 'spawn, write and kill ask first (exact command line, exact bytes such as \\x03, always: []); a rejection does nothing',
+  summary:
+    'spawn, write and kill ask first (exact command line, exact bytes such as \\x03, always: []); a rejection does nothing',
   async run(h) {
     const { session } = await h.session('ses_smoke_perm', 'reject');
     const baseline = childrenOfSelf().length;
 
     // A rejected spawn starts nothing.
     const refusal = await session.attempt('pty_spawn', { command: 'cat', args: ["it's"], description: 'rejected cat' });
-    expectThat(refusal, (r) => !r.ok && r.code === 'rejected', 'the rejection to be the tool error', 'rejected pty_spawn');
+    expectThat(
+      refusal,
+      (r) => !r.ok && r.code === 'rejected',
+      'the rejection to be the tool error',
+      'rejected pty_spawn',
+    );
     expectAsk(lastAsk(session.asks, 'rejected spawn'), 'bash', [`cat 'it'\\''s'`], 'rejected spawn prompt');
-    await never(() => childrenOfSelf().length, (n) => n !== baseline, `${baseline} child processes (none started)`, 'children after a rejected spawn', QUIET_MS);
+    await never(
+      () => childrenOfSelf().length,
+      (n) => n !== baseline,
+      `${baseline} child processes (none started)`,
+      'children after a rejected spawn',
+      QUIET_MS,
+    );
     expectEqual(await session.call<ListResult>('pty_list', {}), { ptys: [] }, 'pty_list after a rejected spawn');
 
     // An allowed spawn is asked before anything runs.
@@ -46,7 +58,12 @@ export const permissions: Scenario = {
     session.policy = 'reject';
     const asksBefore = session.asks.length;
     const rejectedWrite = await session.attempt('pty_write', { id: cat.id, data: '\\x03' });
-    expectThat(rejectedWrite, (r) => !r.ok && r.code === 'rejected', 'the rejection to be the tool error', 'rejected pty_write');
+    expectThat(
+      rejectedWrite,
+      (r) => !r.ok && r.code === 'rejected',
+      'the rejection to be the tool error',
+      'rejected pty_write',
+    );
     expectEqual(session.asks.length, asksBefore + 1, 'prompts for one write');
     const writeAsk = lastAsk(session.asks, 'rejected write');
     expectAsk(writeAsk, 'bash', ['\\x03'], 'Ctrl-C write prompt');
@@ -61,13 +78,26 @@ export const permissions: Scenario = {
 
     await session.call('pty_write', { id: cat.id, data: '\\x03' });
     const interrupted = await ended(session, cat.id);
-    expectEqual([interrupted.status, interrupted.exitCode], ['exited', 130], 'cat after an allowed Ctrl-C (status, exit code)');
+    expectEqual(
+      [interrupted.status, interrupted.exitCode],
+      ['exited', 130],
+      'cat after an allowed Ctrl-C (status, exit code)',
+    );
 
     // Kill: asked with the command line; a rejected kill leaves it running.
-    const sleeper = await session.call<SpawnResult>('pty_spawn', { command: 'sleep', args: ['30'], description: 'kill target' });
+    const sleeper = await session.call<SpawnResult>('pty_spawn', {
+      command: 'sleep',
+      args: ['30'],
+      description: 'kill target',
+    });
     session.policy = 'reject';
     const rejectedKill = await session.attempt('pty_kill', { id: sleeper.id });
-    expectThat(rejectedKill, (r) => !r.ok && r.code === 'rejected', 'the rejection to be the tool error', 'rejected pty_kill');
+    expectThat(
+      rejectedKill,
+      (r) => !r.ok && r.code === 'rejected',
+      'the rejection to be the tool error',
+      'rejected pty_kill',
+    );
     expectAsk(lastAsk(session.asks, 'rejected kill'), 'bash', [`pty_kill sleep 30`], 'kill prompt');
     await sleep(QUIET_MS);
     expectEqual(await statusOf(session, sleeper.id), 'running', 'sleep after a rejected kill');
@@ -78,14 +108,22 @@ export const permissions: Scenario = {
     // A workdir outside the project asks for external_directory first, then bash.
     const outside = realpathSync(tmpdir());
     const asksBeforeExternal = session.asks.length;
-    const pwd = await session.call<SpawnResult>('pty_spawn', { command: 'pwd', workdir: outside, description: 'outside the project' });
+    const pwd = await session.call<SpawnResult>('pty_spawn', {
+      command: 'pwd',
+      workdir: outside,
+      description: 'outside the project',
+    });
     expectEqual(
       session.asks.slice(asksBeforeExternal).map((a) => [a.permission, a.patterns]),
-      [['external_directory', [`${outside}/*`]], ['bash', [`pwd`]]],
+      [
+        ['external_directory', [`${outside}/*`]],
+        ['bash', [`pwd`]],
+      ],
       'prompts for a spawn outside the project',
     );
     await readUntil(session, pwd.id, (l) => texts(l).includes(outside), `pwd to print ${outside}`);
 
-    for (const ask of session.asks) expectEqual(ask.always, [], `always of the ${ask.permission} prompt ${ask.patterns[0]}`);
+    for (const ask of session.asks)
+      expectEqual(ask.always, [], `always of the ${ask.permission} prompt ${ask.patterns[0]}`);
   },
 };

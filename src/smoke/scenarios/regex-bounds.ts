@@ -47,21 +47,48 @@ export const regexBounds: Scenario = {
     const expensive = await session.attempt('pty_read', { id: pty.id, pattern: CATASTROPHIC });
     const took = performance.now() - start;
     expectEqual(expensive.ok ? 'success' : expensive.code, 'pattern_too_expensive', `pty_read with ${CATASTROPHIC}`);
-    expectThat(Math.round(took), (ms) => ms < GREP_TIMEOUT_MS + STOP_MARGIN_MS, `under ${GREP_TIMEOUT_MS + STOP_MARGIN_MS} ms (stopped at the ${GREP_TIMEOUT_MS} ms bound)`, 'time to refuse the catastrophic search');
+    expectThat(
+      Math.round(took),
+      (ms) => ms < GREP_TIMEOUT_MS + STOP_MARGIN_MS,
+      `under ${GREP_TIMEOUT_MS + STOP_MARGIN_MS} ms (stopped at the ${GREP_TIMEOUT_MS} ms bound)`,
+      'time to refuse the catastrophic search',
+    );
 
     // Several catastrophic searches at once: each is stopped, never more than MAX_GREP_WORKERS run.
-    const bad = await peakGreps(Promise.all(Array.from({ length: CONCURRENT }, () => session.attempt('pty_read', { id: pty.id, pattern: CATASTROPHIC }))));
-    expectEqual(bad.result.map((o) => (o.ok ? 'success' : o.code)), Array(CONCURRENT).fill('pattern_too_expensive'), `${CONCURRENT} concurrent catastrophic searches`);
-    expectThat(bad.peak, (n) => n >= 1 && n <= MAX_GREP_WORKERS, `between 1 and ${MAX_GREP_WORKERS} greps at once`, 'greps running at the peak');
+    const bad = await peakGreps(
+      Promise.all(
+        Array.from({ length: CONCURRENT }, () => session.attempt('pty_read', { id: pty.id, pattern: CATASTROPHIC })),
+      ),
+    );
+    expectEqual(
+      bad.result.map((o) => (o.ok ? 'success' : o.code)),
+      Array(CONCURRENT).fill('pattern_too_expensive'),
+      `${CONCURRENT} concurrent catastrophic searches`,
+    );
+    expectThat(
+      bad.peak,
+      (n) => n >= 1 && n <= MAX_GREP_WORKERS,
+      `between 1 and ${MAX_GREP_WORKERS} greps at once`,
+      'greps running at the peak',
+    );
 
     const good = await peakGreps(
-      Promise.all(Array.from({ length: CONCURRENT }, () => session.attempt<MatchesRead>('pty_read', { id: pty.id, pattern: 'needle (one|two)' }))),
+      Promise.all(
+        Array.from({ length: CONCURRENT }, () =>
+          session.attempt<MatchesRead>('pty_read', { id: pty.id, pattern: 'needle (one|two)' }),
+        ),
+      ),
     );
     expectEqual(
       good.result.map((o) => (o.ok ? o.value.lines?.map((l) => l.line) : o.code)),
       Array(CONCURRENT).fill([2, 3]),
       `${CONCURRENT} concurrent cheap searches (matching line numbers; none waits past ${GREP_QUEUE_TIMEOUT_MS} ms)`,
     );
-    expectThat(good.peak, (n) => n <= MAX_GREP_WORKERS, `at most ${MAX_GREP_WORKERS} greps at once`, 'greps running at the peak (cheap)');
+    expectThat(
+      good.peak,
+      (n) => n <= MAX_GREP_WORKERS,
+      `at most ${MAX_GREP_WORKERS} greps at once`,
+      'greps running at the peak (cheap)',
+    );
   },
 };

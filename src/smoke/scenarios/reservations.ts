@@ -20,17 +20,33 @@ export const reservations: Scenario = {
     const host = await h.host();
     const spawnMany = (sessionID: string, n: number) => {
       const s = host.session(sessionID);
-      return Array.from({ length: n }, (_, i) => s.attempt<SpawnResult>('pty_spawn', { command: 'sleep', args: ['30'], description: `${sessionID} #${i}` }));
+      return Array.from({ length: n }, (_, i) =>
+        s.attempt<SpawnResult>('pty_spawn', { command: 'sleep', args: ['30'], description: `${sessionID} #${i}` }),
+      );
     };
     const first = tally(await Promise.all(spawnMany('ses_smoke_res_0', FIRST_WAVE)));
-    expectEqual(first, { succeeded: MAX_SESSIONS_PER_OWNER, refused: { limit: FIRST_WAVE - MAX_SESSIONS_PER_OWNER } }, `outcomes of ${FIRST_WAVE} concurrent spawns from one session`);
+    expectEqual(
+      first,
+      { succeeded: MAX_SESSIONS_PER_OWNER, refused: { limit: FIRST_WAVE - MAX_SESSIONS_PER_OWNER } },
+      `outcomes of ${FIRST_WAVE} concurrent spawns from one session`,
+    );
     const own = await host.session('ses_smoke_res_0').call<ListResult>('pty_list', {});
-    expectEqual(own.ptys.map((p) => p.status), Array(MAX_SESSIONS_PER_OWNER).fill('running'), 'the session’s PTYs');
+    expectEqual(
+      own.ptys.map((p) => p.status),
+      Array(MAX_SESSIONS_PER_OWNER).fill('running'),
+      'the session’s PTYs',
+    );
 
     // Three more sessions at once, each asking for its full share: only MAX_SESSIONS in all may exist.
-    const wave = Array.from({ length: OTHER_SESSIONS }, (_, i) => spawnMany(`ses_smoke_res_${i + 1}`, MAX_SESSIONS_PER_OWNER)).flat();
+    const wave = Array.from({ length: OTHER_SESSIONS }, (_, i) =>
+      spawnMany(`ses_smoke_res_${i + 1}`, MAX_SESSIONS_PER_OWNER),
+    ).flat();
     const second = tally(await Promise.all(wave));
     const room = MAX_SESSIONS - MAX_SESSIONS_PER_OWNER;
-    expectEqual(second, { succeeded: room, refused: { limit: wave.length - room } }, `outcomes of ${wave.length} concurrent spawns from ${OTHER_SESSIONS} more sessions`);
+    expectEqual(
+      second,
+      { succeeded: room, refused: { limit: wave.length - room } },
+      `outcomes of ${wave.length} concurrent spawns from ${OTHER_SESSIONS} more sessions`,
+    );
   },
 };

@@ -28,8 +28,17 @@ export const timeout: Scenario = {
       `between ${TIMEOUT_SECONDS * 1_000} and ${TIMEOUT_SECONDS * 1_000 + TERMINATE_GRACE_MS} ms (sleep ends on TERM)`,
       'time until the PTY ended',
     );
-    const [prompt] = await eventually(() => host.promptsFor(session.id), (p) => p.length > 0, 'a pty.exit notification', 'timeout notification');
+    const [prompt] = await eventually(
+      () => host.promptsFor(session.id),
+      (p) => p.length > 0,
+      'a pty.exit notification',
+      'timeout notification',
+    );
     const envelope = ExitEnvelope.parse(JSON.parse(prompt!.body.parts[0]!.text));
-    expectEqual([envelope.status, envelope.timedOut, envelope.timeoutSeconds], ['timeout', true, TIMEOUT_SECONDS], 'pty.exit envelope (status, timedOut, timeoutSeconds)');
+    expectEqual(
+      [envelope.status, envelope.timedOut, envelope.timeoutSeconds],
+      ['timeout', true, TIMEOUT_SECONDS],
+      'pty.exit envelope (status, timedOut, timeoutSeconds)',
+    );
   },
 };

@@ -13,15 +13,37 @@ const LATE_MS = 1_500;
 
 export const wait: Scenario = {
   name: 'wait',
-  summary: 'expect in one call: a python REPL driven by pty_write waits alone, a [y/N] prompt, a timeout that ends on time, a cursor read, bad waits refused with nothing written',
+  summary:
+    'expect in one call: a python REPL driven by pty_write waits alone, a [y/N] prompt, a timeout that ends on time, a cursor read, bad waits refused with nothing written',
   async run(h) {
     const { session } = await h.session('ses_smoke_wait');
     if (existsSync(PYTHON)) {
-      const py = await session.call<SpawnWaited>('pty_spawn', { command: 'python3', args: ['-q'], description: 'python REPL', wait: { pattern: '>>> $' } });
-      expectEqual([py.reason, py.match?.text, py.match?.unfinished], ['match', '>>> ', true], 'spawn waits for the first prompt (reason, line, unfinished)');
-      const answer = await session.call<WriteWaited>('pty_write', { id: py.id, data: 'print(6 * 7)\\n', wait: { pattern: '>>> $' } });
-      expectEqual([answer.reason, texts(answer.lines)], ['match', ['>>> 42', '>>> ']], 'the answer and the next prompt, in the write that typed it');
-      const bye = await session.call<WriteWaited>('pty_write', { id: py.id, data: 'exit()\\n', wait: { pattern: '>>> $' } });
+      const py = await session.call<SpawnWaited>('pty_spawn', {
+        command: 'python3',
+        args: ['-q'],
+        description: 'python REPL',
+        wait: { pattern: '>>> $' },
+      });
+      expectEqual(
+        [py.reason, py.match?.text, py.match?.unfinished],
+        ['match', '>>> ', true],
+        'spawn waits for the first prompt (reason, line, unfinished)',
+      );
+      const answer = await session.call<WriteWaited>('pty_write', {
+        id: py.id,
+        data: 'print(6 * 7)\\n',
+        wait: { pattern: '>>> $' },
+      });
+      expectEqual(
+        [answer.reason, texts(answer.lines)],
+        ['match', ['>>> 42', '>>> ']],
+        'the answer and the next prompt, in the write that typed it',
+      );
+      const bye = await session.call<WriteWaited>('pty_write', {
+        id: py.id,
+        data: 'exit()\\n',
+        wait: { pattern: '>>> $' },
+      });
       expectEqual([bye.reason, bye.status, bye.exitCode], ['exit', 'exited', 0], 'exit() ends the wait as exit');
     }
 
@@ -32,11 +54,23 @@ export const wait: Scenario = {
       wait: { pattern: '\\[y/N\\] $' },
     });
     expectEqual([ask.reason, ask.match?.line], ['match', 1], 'the [y/N] prompt, unfinished, ends the spawn wait');
-    const said = await session.call<WriteWaited>('pty_write', { id: ask.id, data: 'y\\n', wait: { pattern: 'you said' } });
+    const said = await session.call<WriteWaited>('pty_write', {
+      id: ask.id,
+      data: 'y\\n',
+      wait: { pattern: 'you said' },
+    });
     expectEqual(said.match?.text, 'Proceed? [y/N] you said y', 'the answer to the prompt');
 
-    const idle = await session.call<WaitedRead>('pty_read', { id: ask.id, wait: { pattern: 'never', timeoutMs: SHORT_TIMEOUT_MS } });
-    expectThat(idle, (r) => r.reason === 'timeout' && r.waitedMs >= SHORT_TIMEOUT_MS - 10 && r.waitedMs < SHORT_TIMEOUT_MS + LATE_MS, `timeout after about ${SHORT_TIMEOUT_MS} ms`, 'a wait nothing answers');
+    const idle = await session.call<WaitedRead>('pty_read', {
+      id: ask.id,
+      wait: { pattern: 'never', timeoutMs: SHORT_TIMEOUT_MS },
+    });
+    expectThat(
+      idle,
+      (r) => r.reason === 'timeout' && r.waitedMs >= SHORT_TIMEOUT_MS - 10 && r.waitedMs < SHORT_TIMEOUT_MS + LATE_MS,
+      `timeout after about ${SHORT_TIMEOUT_MS} ms`,
+      'a wait nothing answers',
+    );
 
     await session.call('pty_write', { id: ask.id, data: 'after\\n', wait: { pattern: '^after$' } });
     const since = await session.call<CursorRead>('pty_read', { id: ask.id, cursor: said.cursor });
@@ -50,10 +84,23 @@ export const wait: Scenario = {
       [{ pattern: 'x'.repeat(MAX_PATTERN_CHARS + 1) }, `at most ${MAX_PATTERN_CHARS} characters`],
     ];
     for (const [badWait, says] of bad) {
-      const message = await session.refused('pty_write', { id: ask.id, data: 'must not arrive\\n', wait: badWait }, 'invalid_input');
-      expectThat(message, (m) => m.includes(says), `an error saying ${says}`, `pty_write with wait ${JSON.stringify(badWait).slice(0, 60)}`);
+      const message = await session.refused(
+        'pty_write',
+        { id: ask.id, data: 'must not arrive\\n', wait: badWait },
+        'invalid_input',
+      );
+      expectThat(
+        message,
+        (m) => m.includes(says),
+        `an error saying ${says}`,
+        `pty_write with wait ${JSON.stringify(badWait).slice(0, 60)}`,
+      );
     }
-    const after = await session.call<WaitedRead>('pty_read', { id: ask.id, cursor: since.cursor, wait: { quietMs: MIN_QUIET_MS, timeoutMs: SHORT_TIMEOUT_MS } });
+    const after = await session.call<WaitedRead>('pty_read', {
+      id: ask.id,
+      cursor: since.cursor,
+      wait: { quietMs: MIN_QUIET_MS, timeoutMs: SHORT_TIMEOUT_MS },
+    });
     expectEqual(texts(after.lines), [], 'output after the refused writes (nothing was written)');
   },
 };

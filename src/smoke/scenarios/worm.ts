@@ -7,7 +7,6 @@ import { ended } from '../harness.js';
 import type { KillResult, PtyDescription } from '../../protocol/tool-results.js';
 import type { Scenario } from '../scenario.js';
 
-
 /** Past the grace period, what the freeze may take on a busy runner (the target is 200 ms). */
 const WORM_SWEEP_MARGIN_MS = 1_000;
 /** How long the heartbeat must stay still after pty_kill for the worm to count as dead. */
@@ -31,7 +30,11 @@ export const worm: Scenario = {
       '    os.write(beat, b".")',
     ].join('\n');
     const beats = () => (existsSync(heartbeat) ? statSync(heartbeat).size : 0);
-    const pty = await session.call<PtyDescription>('pty_spawn', { command: 'python3', args: ['-c', program], description: 'worm' });
+    const pty = await session.call<PtyDescription>('pty_spawn', {
+      command: 'python3',
+      args: ['-c', program],
+      description: 'worm',
+    });
     const listed = await ended(session, pty.id);
     expectEqual(listed.status, 'lingering', 'status once the worm’s first generation exited');
     const before = beats();
@@ -43,8 +46,14 @@ export const worm: Scenario = {
     const took = performance.now() - start;
     const after = beats();
     await sleep(STILL_MS);
-    if (beats() !== after) fail('the worm’s heartbeat after pty_kill returned', 'still', `${beats() - after} more generations`);
+    if (beats() !== after)
+      fail('the worm’s heartbeat after pty_kill returned', 'still', `${beats() - after} more generations`);
     expectEqual([killed.status, killed.survivors], ['killed', null], 'status and survivors after pty_kill');
-    expectThat(Math.round(took), (ms) => ms < TERMINATE_GRACE_MS + WORM_SWEEP_MARGIN_MS, `under ${TERMINATE_GRACE_MS + WORM_SWEEP_MARGIN_MS} ms`, 'pty_kill duration');
+    expectThat(
+      Math.round(took),
+      (ms) => ms < TERMINATE_GRACE_MS + WORM_SWEEP_MARGIN_MS,
+      `under ${TERMINATE_GRACE_MS + WORM_SWEEP_MARGIN_MS} ms`,
+      'pty_kill duration',
+    );
   },
 };
