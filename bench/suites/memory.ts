@@ -67,7 +67,9 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
         if (!screens) return;
         // Every PTY's emulator made and kept busy: one screen read of each, again and again while the flood runs.
         const again = () => {
-          screenReads = readScreens(ids).then(() => void (reader = setTimeout(again, SCREEN_READ_EVERY_MS)));
+          screenReads = readScreens(ids).then(() => {
+            reader = setTimeout(again, SCREEN_READ_EVERY_MS);
+          });
         };
         again();
       });

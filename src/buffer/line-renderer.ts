@@ -162,7 +162,7 @@ export class LineRenderer {
         }
         if (i > from) continue;
       }
-      const special = lf < other ? lf : other;
+      const special = Math.min(lf, other);
       // The bulk of any output is plain text: take it a run at a time, up to the next special unit.
       if (special > i) {
         this.line.put(input.slice(i, special));

@@ -248,7 +248,10 @@ export class LineStore implements LineSink {
   private pieceIndex(offset: number): number {
     for (let p = Math.max(this.lastPiece, this.pieceHead); p <= this.lastPiece + 1 && p < this.pieces.length; p++) {
       const piece = this.pieces[p] as Piece;
-      if (piece.start <= offset && offset < piece.start + piece.text.length) return (this.lastPiece = p);
+      if (piece.start <= offset && offset < piece.start + piece.text.length) {
+        this.lastPiece = p;
+        return p;
+      }
     }
     let low = this.pieceHead;
     let high = this.pieces.length - 1;
@@ -257,7 +260,10 @@ export class LineStore implements LineSink {
       const piece = this.pieces[mid] as Piece;
       if (offset < piece.start) high = mid - 1;
       else if (offset >= piece.start + piece.text.length) low = mid + 1;
-      else return (this.lastPiece = mid);
+      else {
+        this.lastPiece = mid;
+        return mid;
+      }
     }
     return -1;
   }

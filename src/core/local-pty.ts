@@ -8,7 +8,7 @@ import {
   map,
   mergeAll,
   mergeMap,
-  Observable,
+  type Observable,
   ReplaySubject,
   Subject,
   Subscription,
@@ -40,7 +40,6 @@ import { BoundedSet } from './bounded-set.js';
 import { describePty, exitEnvelope, exitLabel, membersView } from './envelopes.js';
 import type { CallContext, PtyNotification, HostPort } from './host-port.js';
 import { PtySession, type StopReason } from './pty-session.js';
-import { readOutput } from './read-output.js';
 import { readAfter, readsAfter } from './read-after.js';
 import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';
 import { compileWatch, matchNotification, watchHits$ } from './watch-rules.js';

@@ -2,7 +2,7 @@ import { PtyError } from '../errors.js';
 import { DEFAULT_READ_LIMIT, MAX_READ_OFFSET } from '../limits.js';
 import type { GrepMatch, GrepRequest } from '../search/grep-pool.js';
 import type { ReadInput } from '../protocol/tool-inputs.js';
-import type { LinesRead, MatchesRead, RawRead, ReadResult } from '../protocol/tool-results.js';
+import type { LinesRead, MatchesRead, RawRead } from '../protocol/tool-results.js';
 import { membersView } from './envelopes.js';
 import type { PtySession } from './pty-session.js';
 import { cursorAfterPage, formatCursor } from './read-cursor.js';

@@ -12,7 +12,8 @@ let hostUser: { readonly homedir: string; readonly username: string } | undefine
  */
 export function fixedEnvironment(): Record<string, string> {
   // Looked up once: the host's own user does not change while it runs, and every spawn needs it.
-  const user = (hostUser ??= userInfo());
+  hostUser ??= userInfo();
+  const user = hostUser;
   return {
     HOME: user.homedir,
     USER: user.username,

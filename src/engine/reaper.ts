@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 
 /**
  * Keeps every termination that is still running, so that closing the plugin can wait for all of them.

@@ -1,4 +1,4 @@
-import { defer, filter, map, Observable, of, SchedulerLike, take, timeout, timer } from 'rxjs';
+import { defer, filter, map, type Observable, of, type SchedulerLike, take, timeout, timer } from 'rxjs';
 
 export type SweepSignal = 'SIGTERM' | 'SIGCONT' | 'SIGSTOP' | 'SIGKILL';
 

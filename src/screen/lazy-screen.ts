@@ -44,6 +44,7 @@ export class LazyScreen {
   private lastOutputAt = 0;
   private disposed = false;
   /** Backlogs entered late (for tests and the curious). */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the skip-ahead property test through a cast
   private skips = 0;
 
   constructor(

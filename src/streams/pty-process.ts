@@ -14,7 +14,7 @@ import {
   of,
   race,
   ReplaySubject,
-  SchedulerLike,
+  type SchedulerLike,
   shareReplay,
   skip,
   Subscription,

@@ -7,7 +7,7 @@ import {
   map,
   Observable,
   of,
-  SchedulerLike,
+  type SchedulerLike,
   take,
   takeWhile,
   timer,

@@ -124,7 +124,7 @@ describe('LineRenderer', () => {
     it('abandons an unterminated sequence past the bound and shows what follows', () => {
       // ESC ] 0 ; and six x's are the 10 chars the sequence may take; the 11th char is text again.
       const options = { maxSequenceChars: 10 };
-      expect(lines('\x1b]0;' + 'x'.repeat(20) + '\nafter\n', options)).toEqual(['x'.repeat(14), 'after']);
+      expect(lines(`\x1b]0;${'x'.repeat(20)}\nafter\n`, options)).toEqual(['x'.repeat(14), 'after']);
       const endless = render(['\x1b]0;', 'y'.repeat(70_000), '\nvisible\n']);
       expect(endless.lines.at(-1)).toBe('visible');
     });
@@ -177,9 +177,9 @@ describe('LineRenderer', () => {
 
     it('keeps appending to a rewritten line linear even past the bound', () => {
       const renderer = new LineRenderer({ maxLineChars: 1_000_000 });
-      renderer.push('x'.repeat(2_500_000) + '\b!');
+      renderer.push(`${'x'.repeat(2_500_000)}\b!`);
       for (let i = 0; i < 100_000; i++) renderer.push('y');
-      expect(renderer.partial()).toBe('x'.repeat(899_999) + '!' + 'y'.repeat(100_000));
+      expect(renderer.partial()).toBe(`${'x'.repeat(899_999)}!${'y'.repeat(100_000)}`);
     });
 
     it('never pads further than a terminal is wide, whatever the cursor did', () => {
@@ -187,10 +187,10 @@ describe('LineRenderer', () => {
       renderer.push('z'.repeat(500_000));
       for (let i = 0; i < 10_000; i++) renderer.push('\x1b[2Kx');
       expect(renderer.partialLength).toBeLessThanOrEqual(MAX_TERMINAL_DIMENSION + 1);
-      renderer.push('\r\x1b[2K' + '\x1b[999999C'.repeat(5) + 'y');
-      expect(renderer.partial()).toBe(' '.repeat(MAX_TERMINAL_DIMENSION) + 'y');
+      renderer.push(`\r\x1b[2K${'\x1b[999999C'.repeat(5)}y`);
+      expect(renderer.partial()).toBe(`${' '.repeat(MAX_TERMINAL_DIMENSION)}y`);
       renderer.push('\x1b[99999999G!');
-      expect(renderer.partial()).toBe(' '.repeat(MAX_TERMINAL_DIMENSION - 1) + '!y');
+      expect(renderer.partial()).toBe(`${' '.repeat(MAX_TERMINAL_DIMENSION - 1)}!y`);
     });
 
     it('keeps exactly the newest columns of a line appended in any pieces, cut many times over, never half a pair', () => {

@@ -85,7 +85,7 @@ describe('OutputBuffer', () => {
 
     it('keeps a huge single line within the default bound', () => {
       const buffer = new OutputBuffer();
-      const line = 'ab'.repeat(MAX_BUFFER_CHARS) + 'END';
+      const line = `${'ab'.repeat(MAX_BUFFER_CHARS)}END`;
       buffer.append(line);
       const [partial] = buffer.tail(1);
       expect(partial?.text.length).toBe(MAX_BUFFER_CHARS - 1 - LINE_OVERHEAD_CHARS);

@@ -1,8 +1,7 @@
 import { NEVER, Observable, of } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
+import type { TestScheduler } from 'rxjs/testing';
 import { PtySession, type PtyInfo } from '../../src/core/pty-session.js';
 import { Reaper } from '../../src/engine/reaper.js';
-import { TERMINATE_TIMEOUT_MS } from '../../src/limits.js';
 import type { PtyEvent, PtyHandle } from '../../src/streams/pty-process.js';
 import { testScheduler } from '../support/marbles.js';
 

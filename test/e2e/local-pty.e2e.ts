@@ -218,7 +218,7 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     fs.writeFileSync(path.join(project, 'notes.txt'), 'alpha\nbeta\ngamma\n');
     fs.writeFileSync(
       path.join(project, 'long.txt'),
-      Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n') + '\n',
+      `${Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n')}\n`,
     );
     let vim = '';
     let less = '';

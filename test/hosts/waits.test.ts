@@ -223,9 +223,9 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
         s.call('pty_write', { id, data: `ping ${n}\\n`, wait: { pattern: `^ping ${n}$`, timeoutMs: 20_000 } }),
       ),
     );
-    results.forEach((r, n) =>
-      expect(ok(r, WriteWaited)).toMatchObject({ reason: 'match', match: { line: 1, text: `ping ${n}` } }),
-    );
+    for (const [n, r] of results.entries()) {
+      expect(ok(r, WriteWaited)).toMatchObject({ reason: 'match', match: { line: 1, text: `ping ${n}` } });
+    }
   });
 
   it('a wait ends at once when the call is aborted, the PTY killed, its owner deleted, or the plugin closed', async () => {

@@ -1,6 +1,6 @@
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS } from '../../src/limits.js';
 import type { NotificationRecord } from '../../src/testkit/fake-host.js';
-import { V1HostFixture, v1Fixture } from '../../src/testkit/fake-v1-host.js';
+import { type V1HostFixture, v1Fixture } from '../../src/testkit/fake-v1-host.js';
 import { sleep, waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, useHost } from './fixtures/suite.js';
 

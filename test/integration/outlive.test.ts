@@ -55,7 +55,10 @@ describe('issue 10 findings, with real processes', () => {
     // A failing test must not leave its processes to the next one.
     for (const sid of leftovers.splice(0)) for (const pid of membersOf(sid)) process.kill(pid, 'SIGKILL');
   });
-  const track = (sid: number) => (leftovers.push(sid), sid);
+  const track = (sid: number) => {
+    leftovers.push(sid);
+    return sid;
+  };
   /** The terminal's Unix session id: the program's pid, which every spawn that returned has reported. */
   const sidOf = (pty: { readonly id: string; readonly commandPid: number | null }): number => {
     if (pty.commandPid === null) throw new Error(`${pty.id} has no commandPid`);
@@ -238,7 +241,13 @@ describe('4. every input within the documented bounds works', () => {
           reaper: new Reaper(),
           bind: () => ({ fd: -1, cwdPath: '/tmp\0bad', realPath: '/tmp', close: () => undefined }),
         },
-      ).subscribe({ error: (err) => ((caught = err), resolve()), complete: resolve }),
+      ).subscribe({
+        error: (err) => {
+          caught = err;
+          resolve();
+        },
+        complete: resolve,
+      }),
     );
     expect(caught).toBeInstanceOf(PtyError);
     expect((caught as PtyError).code).toBe('spawn_failed');
@@ -336,7 +345,11 @@ describe('6. bad host input to a hook is logged and ignored', () => {
         permission: { assert: async () => undefined },
         tool: {
           transform: async (fn: (editor: { add(t: never): void }) => void) =>
-            fn({ add: (t) => void (added = [...added, t]) }),
+            fn({
+              add: (t) => {
+                added = [...added, t];
+              },
+            }),
         },
       } as never,
       { log: { info: () => undefined, warn: (m: string) => void warned.push(m), error: () => undefined } },

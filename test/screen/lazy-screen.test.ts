@@ -80,7 +80,7 @@ describe('LazyScreen', () => {
   it('restarts on the alternate screen it is known to be on, and is whole again after a redraw', async () => {
     const { screen, buffer } = screenOf(['\x1b[?1049h\x1b[H\x1b[2J'], 100);
     expect(screen.alternateScreenActive()).toBe(true);
-    buffer.append('y'.repeat(300) + '\x1b[H\x1b[2Jzz');
+    buffer.append(`${'y'.repeat(300)}\x1b[H\x1b[2Jzz`);
     const snap = await screen.snapshot();
     expect(snap.alternateScreen).toBe(true);
     expect(snap.incomplete).toBe(false);
@@ -191,7 +191,7 @@ describe('entering a long plain backlog late', () => {
       (_, i) =>
         `\x1b[3${i % 8}mline ${i}\x1b[0m${i % 7 === 0 ? ' with a longer tail that wraps past twenty columns' : ''}\n`,
     ).join('');
-    buffer.append(flood + 'last\rL');
+    buffer.append(`${flood}last\rL`);
     let fed = 0;
     const terminal = (screen as unknown as { terminal: { write(data: string, cb: () => void): void } }).terminal;
     const write = terminal.write.bind(terminal);
@@ -200,7 +200,7 @@ describe('entering a long plain backlog late', () => {
       write(data, cb);
     };
     const snap = await screen.snapshot();
-    expect(snap.rows).toEqual(await reference('\x1b[?1h\x1b]2;kept title\x07header\n' + flood + 'last\rL'));
+    expect(snap.rows).toEqual(await reference(`\x1b[?1h\x1b]2;kept title\x07header\n${flood}last\rL`));
     expect(snap.title).toBe('kept title');
     expect(await screen.keyModes()).toEqual({ applicationCursorKeys: true });
     // Only about the last screens were parsed.

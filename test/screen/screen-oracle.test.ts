@@ -64,7 +64,7 @@ describe('the screen agrees with tmux row for row', () => {
   });
 
   it('less: page down and search', async () => {
-    const text = Array.from({ length: 200 }, (_, i) => `line ${i + 1} of the file`).join('\n') + '\n';
+    const text = `${Array.from({ length: 200 }, (_, i) => `line ${i + 1} of the file`).join('\n')}\n`;
     const { ours, theirs } = rig.sides({ 'long.txt': text });
     const id = await rig.spawn('less', ['long.txt'], ROWS, COLS, ours);
     oracle = new TmuxOracle(theirs, ROWS, COLS, ['less', 'long.txt']);

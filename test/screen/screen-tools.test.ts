@@ -1,6 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sleep } from '../../src/testkit/waits.js';
 import { ScreenRig, TmuxOracle } from '../support/screen-rig.js';
 

@@ -7,9 +7,10 @@ describe('leaderLookup$', () => {
     scheduler.run(({ expectObservable }) => {
       const calls: string[] = [];
       const probe = {
-        find: (nearOnly: boolean) => (
-          calls.push(`${scheduler.now()}:${nearOnly ? 'near' : 'full'}`), scheduler.now() >= 6 ? 77 : null
-        ),
+        find: (nearOnly: boolean) => {
+          calls.push(`${scheduler.now()}:${nearOnly ? 'near' : 'full'}`);
+          return scheduler.now() >= 6 ? 77 : null;
+        },
       };
       expectObservable(leaderLookup$(probe, { pollMs: 2, fullScanMs: 4, deadlineMs: 100, scheduler })).toBe(
         '6ms (s|)',
@@ -36,9 +37,18 @@ describe('lingeringMembers$', () => {
     const counts = { scan: 0, frozen: 0, still: 0 };
     const live = (full: boolean) => members.filter((m) => now() < m.leavesAt && (!full || (m.seenFrom ?? 0) <= now()));
     const probe: MemberProbe = {
-      scan: () => (counts.scan++, live(true).map((m) => ({ pid: m.pid, pgrp: m.pid, state: 'S' }))),
-      frozenScan: () => (counts.frozen++, live(true).map((m) => ({ pid: m.pid, pgrp: m.pid, state: 'T' }))),
-      stillMember: (pid) => (counts.still++, live(false).some((m) => m.pid === pid)),
+      scan: () => {
+        counts.scan++;
+        return live(true).map((m) => ({ pid: m.pid, pgrp: m.pid, state: 'S' }));
+      },
+      frozenScan: () => {
+        counts.frozen++;
+        return live(true).map((m) => ({ pid: m.pid, pgrp: m.pid, state: 'T' }));
+      },
+      stillMember: (pid) => {
+        counts.still++;
+        return live(false).some((m) => m.pid === pid);
+      },
     };
     return { probe, counts };
   }
