@@ -24,6 +24,15 @@ export const PtyId = z
   .regex(/^pty_[0-9a-f]{8}$/, 'must be a PTY id like "pty_1a2b3c4d", as returned by pty_spawn or pty_list')
   .describe('The PTY id returned by pty_spawn (e.g. "pty_1a2b3c4d").');
 
+/** Rows or columns of a terminal, in the bounds pty_spawn and a resize share. */
+const terminalDimension = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`)
+    .max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`)
+    .describe(what);
+
 export const SpawnArgs = {
   command: z
     .string()
@@ -65,31 +74,11 @@ export const SpawnArgs = {
     .describe(
       'When true, a pty.exit message reaches this session when the program exits, so there is no need to check on it.',
     ),
-  rows: z
-    .number()
-    .int()
-    .min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`)
-    .max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`)
-    .optional()
-    .describe(`Terminal rows (default ${DEFAULT_ROWS}).`),
-  cols: z
-    .number()
-    .int()
-    .min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`)
-    .max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`)
-    .optional()
-    .describe(`Terminal columns (default ${DEFAULT_COLS}).`),
+  rows: terminalDimension(`Terminal rows (default ${DEFAULT_ROWS}).`).optional(),
+  cols: terminalDimension(`Terminal columns (default ${DEFAULT_COLS}).`).optional(),
   wait: WaitArg,
   watch: WatchArg,
 };
-
-const terminalDimension = (what: string) =>
-  z
-    .number()
-    .int()
-    .min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`)
-    .max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`)
-    .describe(what);
 
 export const WriteArgs = {
   id: PtyId,
