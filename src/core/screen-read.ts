@@ -7,7 +7,7 @@ import { readOutput, type Search } from './read-output.js';
 
 const INCOMPLETE_NOTE =
   'output was dropped before the screen was read and nothing kept since redraws the whole screen: parts drawn earlier may be missing (many programs redraw on C-l).';
-const ALTERNATE_NOTE =
+export const ALTERNATE_NOTE =
   'a full-screen program is on the alternate screen: `screen` shows what it displays now; the lines are its drawing codes as text. Read screen: true for the screen alone.';
 
 /** The screen as pty_read returns it. */

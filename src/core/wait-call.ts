@@ -6,6 +6,7 @@ import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pat
 import { markOf, outputScanner, type OutputMark, type OutputMatch } from '../patterns/output-scanner.js';
 import type { WaitReport } from '../protocol/tool-results.js';
 import type { WaitInput } from '../protocol/wait-schema.js';
+import { ALTERNATE_NOTE, screenIfFullScreen } from './screen-read.js';
 import type { PtySession } from './pty-session.js';
 import { formatCursor, resultLines } from './read-cursor.js';
 
@@ -69,15 +70,18 @@ export function startWait(
         }),
       )
       .subscribe({ next: resolve, error: reject });
-  }).then((outcome) =>
-    waitResult(
+  }).then(async (outcome) => {
+    const report = waitResult(
       session,
       mark,
       outcome,
       Math.round(performance.now() - startedAt),
       Math.min(options.maxLines ?? MAX_WAIT_OUTPUT_LINES, MAX_WAIT_OUTPUT_LINES),
-    ),
-  );
+    );
+    // A full-screen program's answer is what it shows, not its drawing codes: the wait brings the screen too.
+    const screen = await screenIfFullScreen(session);
+    return screen === undefined ? report : { ...report, screen, screenNote: ALTERNATE_NOTE };
+  });
   return { done, cancel: () => subscription?.unsubscribe() };
 }
 

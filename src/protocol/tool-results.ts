@@ -71,6 +71,32 @@ export const ReadLine = z.strictObject({
 });
 export type ReadLine = z.infer<typeof ReadLine>;
 
+/** What a terminal shows now: pty_read's `screen`. */
+export const ScreenView = z.strictObject({
+  /** One string per row, top to bottom, trailing blanks trimmed; a wide character takes one string position. */
+  rows: z.array(z.string()).readonly(),
+  size: TerminalSize,
+  /** 0-based indexes into `rows` and into the row's columns. */
+  cursor: z.strictObject({ row: z.number().int(), col: z.number().int(), visible: z.boolean() }),
+  alternateScreen: z.boolean(),
+  /** The window title the program set, '' when none. */
+  title: z.string(),
+  /** Output the screen depends on was dropped before it was read: parts drawn earlier may be missing. */
+  incomplete: z.boolean(),
+  /** Says what `incomplete` means for the model; present exactly when it is true. */
+  note: z.string().optional(),
+});
+export type ScreenView = z.infer<typeof ScreenView>;
+
+/**
+ * A lines, raw or pattern read also carries the screen while a full-screen program is on the alternate screen
+ * (unless the read said `screen: false`), with a note on how to read the two.
+ */
+const alongsideScreen = {
+  screen: ScreenView.optional(),
+  screenNote: z.string().optional(),
+};
+
 /** A line of a wait's or a cursor read's result; the unfinished last line (a prompt, a progress bar) says so. */
 export const ResultLine = ReadLine.extend({ unfinished: z.literal(true).optional() });
 export type ResultLine = z.infer<typeof ResultLine>;
@@ -105,6 +131,8 @@ const waitReport = {
   /** Lines that arrived during the call and were dropped from the buffer by a flood before the call ended. */
   droppedLines: z.number().int().optional(),
   cursor,
+  /** The screen, while a full-screen program is on the alternate screen when the wait ends. */
+  ...alongsideScreen,
 };
 export const WaitReport = z.strictObject(waitReport);
 export type WaitReport = z.infer<typeof WaitReport>;
@@ -131,32 +159,6 @@ export type WriteWaited = z.infer<typeof WriteWaited>;
 
 export const WriteResult = z.union([WriteWaited, WritePlain]);
 export type WriteResult = z.infer<typeof WriteResult>;
-
-/** What a terminal shows now: pty_read's `screen`. */
-export const ScreenView = z.strictObject({
-  /** One string per row, top to bottom, trailing blanks trimmed; a wide character takes one string position. */
-  rows: z.array(z.string()).readonly(),
-  size: TerminalSize,
-  /** 0-based indexes into `rows` and into the row's columns. */
-  cursor: z.strictObject({ row: z.number().int(), col: z.number().int(), visible: z.boolean() }),
-  alternateScreen: z.boolean(),
-  /** The window title the program set, '' when none. */
-  title: z.string(),
-  /** Output the screen depends on was dropped before it was read: parts drawn earlier may be missing. */
-  incomplete: z.boolean(),
-  /** Says what `incomplete` means for the model; present exactly when it is true. */
-  note: z.string().optional(),
-});
-export type ScreenView = z.infer<typeof ScreenView>;
-
-/**
- * A lines, raw or pattern read also carries the screen while a full-screen program is on the alternate screen
- * (unless the read said `screen: false`), with a note on how to read the two.
- */
-const alongsideScreen = {
-  screen: ScreenView.optional(),
-  screenNote: z.string().optional(),
-};
 
 /** Every pty_read answer starts with where the PTY and its buffer stand. */
 const readBase = {

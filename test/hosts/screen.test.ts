@@ -50,5 +50,10 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
     // A resize types nothing: no prompt.
     expect(ctx.host.permissionLog.length).toBe(asks + 1);
     expect((await s.read(id, { screen: true })).screen.size).toEqual({ rows: 7, cols: 33 });
+
+    // A wait that ends while the program is on the alternate screen brings the screen as it is then.
+    const waited = await s.type(id, { input: [{ text: 'cd' }, { key: 'Enter' }], wait: { pattern: 'cd' } });
+    expect(waited).toMatchObject({ reason: 'match', screenNote: expect.stringMatching(/alternate screen/) });
+    expect('screen' in waited && waited.screen?.rows.includes('cd')).toBe(true);
   });
 });
