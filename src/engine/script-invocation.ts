@@ -34,7 +34,10 @@ export function wrapperCommand(rows: number, cols: number): string {
     `mapfile -t -d '' -u ${ARGV_FD} argv`,
     // The shell is the session leader already (script's child called setsid and exec'd it), and the program will
     // keep its pid: telling it now makes the terminal session known before the program runs, however briefly.
-    `printf '%d\\n' "$$" >&${ARGV_FD}`,
+    // Best effort, in a subshell that ignores SIGPIPE: Bun (OpenCode 1.18) hands the chain a one-way pipe whose
+    // other end is closed once the argv is written, and a SIGPIPE here would end the shell with 141 (seen end to
+    // end). The host then finds the leader by /proc, as it does whenever no pid comes back. ($$ is still our pid.)
+    `( trap '' PIPE; printf '%d\\n' "$$" >&${ARGV_FD} ) 2>/dev/null`,
     `exec ${ARGV_FD}>&-`,
     `(( \${#argv[@]} > 0 )) || exit 127`,
     `${STTY_PATH} rows ${rows} cols ${cols} -onlcr`,
