@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ScreenRig, TmuxOracle } from '../support/screen-rig.js';
+import { ScreenRig } from '../support/screen-rig.js';
 
 jest.setTimeout(60_000);
 
@@ -9,13 +9,10 @@ const ROWS = 12;
 const COLS = 60;
 
 let rig: ScreenRig;
-let oracle: TmuxOracle | undefined;
 beforeEach(() => {
   rig = new ScreenRig();
 });
 afterEach(async () => {
-  oracle?.kill();
-  oracle = undefined;
   await rig.close();
 });
 
@@ -23,7 +20,7 @@ describe('the screen agrees with tmux row for row', () => {
   it('vim: open, edit by named keys, :wq; the file is right on both sides', async () => {
     const { ours, theirs } = rig.sides({ 'notes.txt': 'alpha\nbeta\ngamma\n' });
     const id = await rig.spawn('vim', ['-u', 'NONE', '-N', 'notes.txt'], ROWS, COLS, ours);
-    oracle = new TmuxOracle(theirs, ROWS, COLS, ['vim', '-u', 'NONE', '-N', 'notes.txt']);
+    const oracle = rig.oracle(theirs, ROWS, COLS, ['vim', '-u', 'NONE', '-N', 'notes.txt']);
     const opened = await rig.settled(id, (s) => s.rows[0] === 'alpha', 'vim open');
     const tmuxOpened = await oracle.settled((r) => r[0] === 'alpha', 'vim open');
     expect(opened.alternateScreen).toBe(true);
@@ -67,7 +64,7 @@ describe('the screen agrees with tmux row for row', () => {
     const text = `${Array.from({ length: 200 }, (_, i) => `line ${i + 1} of the file`).join('\n')}\n`;
     const { ours, theirs } = rig.sides({ 'long.txt': text });
     const id = await rig.spawn('less', ['long.txt'], ROWS, COLS, ours);
-    oracle = new TmuxOracle(theirs, ROWS, COLS, ['less', 'long.txt']);
+    const oracle = rig.oracle(theirs, ROWS, COLS, ['less', 'long.txt']);
     const first = (rows: readonly string[]) => rows[0] === 'line 1 of the file';
     expect((await rig.settled(id, (s) => first(s.rows), 'less open')).rows).toEqual(
       await oracle.settled(first, 'less open'),
@@ -91,7 +88,7 @@ describe('the screen agrees with tmux row for row', () => {
 
   it('top: the header rows and column titles', async () => {
     const id = await rig.spawn('top', [], ROWS, COLS);
-    oracle = new TmuxOracle(rig.dir, ROWS, COLS, ['top']);
+    const oracle = rig.oracle(rig.dir, ROWS, COLS, ['top']);
     const drawn = (rows: readonly string[]) => rows.some((r) => /^\s*PID USER/.test(r));
     // Only the shape: the numbers move between the two tops, and between two looks.
     const shape = (rows: readonly string[]) => rows.slice(0, 7).map((r) => r.replace(/[^A-Za-z%()/:]+/g, ' ').trim());
@@ -126,7 +123,7 @@ describe('the screen agrees with tmux row for row', () => {
     ].join('\n');
     const { ours, theirs } = rig.sides({ 'menu.py': program });
     const id = await rig.spawn('python3', ['menu.py'], ROWS, COLS, ours);
-    oracle = new TmuxOracle(theirs, ROWS, COLS, ['python3', 'menu.py']);
+    const oracle = rig.oracle(theirs, ROWS, COLS, ['python3', 'menu.py']);
     const shown = (rows: readonly string[]) => rows.some((r) => r.includes('> apples'));
     const first = await rig.settled(id, (s) => shown(s.rows), 'curses menu');
     expect(first.rows).toEqual(await oracle.settled(shown, 'curses menu'));
@@ -144,7 +141,7 @@ describe('the screen agrees with tmux row for row', () => {
   it('a shell prompt after clear', async () => {
     const shell = ['bash', '--norc', '--noprofile', '-i'];
     const id = await rig.spawn(shell[0]!, shell.slice(1), ROWS, COLS);
-    oracle = new TmuxOracle(rig.dir, ROWS, COLS, shell);
+    const oracle = rig.oracle(rig.dir, ROWS, COLS, shell);
     const prompt = (rows: readonly string[]) => rows.some((r) => /[$#]$/.test(r));
     await rig.settled(id, (s) => prompt(s.rows), 'bash prompt');
     await oracle.settled(prompt, 'bash prompt');

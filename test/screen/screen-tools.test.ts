@@ -1,17 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { sleep } from '../../src/testkit/waits.js';
-import { ScreenRig, TmuxOracle } from '../support/screen-rig.js';
+import { ScreenRig } from '../support/screen-rig.js';
 
 jest.setTimeout(90_000);
 
 let rig: ScreenRig;
-let oracle: TmuxOracle | undefined;
 beforeEach(() => {
   rig = new ScreenRig();
 });
 afterEach(async () => {
-  oracle?.kill();
-  oracle = undefined;
   await rig.close();
 });
 
@@ -184,7 +181,7 @@ describe('live resize', () => {
   it('the program gets SIGWINCH: vim redraws to the new size, as tmux shows it', async () => {
     const { ours, theirs } = rig.sides({ 'notes.txt': 'one\ntwo\nthree\n' });
     const id = await rig.spawn('vim', ['-u', 'NONE', '-N', 'notes.txt'], 8, 40, ours);
-    oracle = new TmuxOracle(theirs, 8, 40, ['vim', '-u', 'NONE', '-N', 'notes.txt']);
+    const oracle = rig.oracle(theirs, 8, 40, ['vim', '-u', 'NONE', '-N', 'notes.txt']);
     await rig.settled(id, (s) => s.rows[0] === 'one', 'vim');
     await oracle.settled((r) => r[0] === 'one', 'vim');
     await rig.call('pty_write', { id, resize: { rows: 14, cols: 50 } });

@@ -35,6 +35,8 @@ export class ScreenRig {
     projectDir: this.dir,
     host: { notify: async () => {}, sessionDeleted$: NEVER, log: silentLogger },
   });
+  /** tmux servers started for this test: ended with the rig. */
+  private readonly oracles: TmuxOracle[] = [];
   private readonly ctx = { owner: 'ses_screen', ask: async (r: PermissionRequest) => void this.asked.push(r) };
 
   // biome-ignore lint/suspicious/noExplicitAny: the rig hands each test the answer shape that test parses itself
@@ -91,7 +93,15 @@ export class ScreenRig {
     );
   }
 
+  /** The same program under a private tmux server, the oracle for what the screen must show; ended by close. */
+  oracle(cwd: string, rows: number, cols: number, command: string[]): TmuxOracle {
+    const oracle = new TmuxOracle(cwd, rows, cols, command);
+    this.oracles.push(oracle);
+    return oracle;
+  }
+
   async close(): Promise<void> {
+    for (const oracle of this.oracles.splice(0)) oracle.kill();
     await this.core.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
