@@ -41,7 +41,7 @@ import { describePty, exitEnvelope, exitLabel, membersView } from './envelopes.j
 import type { CallContext, PtyNotification, HostPort } from './host-port.js';
 import { PtySession, type StopReason } from './pty-session.js';
 import { readAfter, readsAfter } from './read-after.js';
-import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';
+import { actThenWait, compileWait, refuseIgnoreCaseAlone } from './wait-call.js';
 import { compileWatch, matchNotification, watchHits$ } from './watch-rules.js';
 import { readWithScreen } from './screen-read.js';
 import { typedBytes, writeRequest } from './write-request.js';
@@ -197,24 +197,26 @@ export class LocalPty {
         // Both listen before the process starts: its first output is theirs too.
         if (watch.length > 0)
           this.watches$.next(watchHits$(session, watch).pipe(map((hit) => matchNotification(session, hit))));
-        const pending = wait && startWait(session, wait, stop, { mark: { line: 1, partial: '' } });
-        try {
-          await session.start();
-          this.gate(owner);
-          stop.throwIfAborted();
-        } catch (err) {
-          pending?.cancel();
-          // A process that did start is ended; one that never started leaves nothing to read.
-          await session.stop('kill');
-          if (session.pid === null || this.closing || this.deletedOwners.has(owner))
-            this.registry.remove(session.info.id);
-          throw err;
-        }
-        if (pending) {
-          const waited = await pending.done;
-          return { ...describePty(session), ...waited };
-        }
-        return describePty(session);
+        const { waited } = await actThenWait(
+          session,
+          wait,
+          stop,
+          async () => {
+            try {
+              await session.start();
+              this.gate(owner);
+              stop.throwIfAborted();
+            } catch (err) {
+              // A process that did start is ended; one that never started leaves nothing to read.
+              await session.stop('kill');
+              if (session.pid === null || this.closing || this.deletedOwners.has(owner))
+                this.registry.remove(session.info.id);
+              throw err;
+            }
+          },
+          { mark: { line: 1, partial: '' } },
+        );
+        return waited ? { ...describePty(session), ...waited } : describePty(session);
       })
       .finally(() => reservation.release());
   }
@@ -231,15 +233,11 @@ export class LocalPty {
       const stop = anySignal(signal, ctx.signal);
       if (request.typing === undefined) {
         // A resize types nothing: ownership and a running PTY are enough, no prompt. A wait hears the redraw it causes.
-        const pending = wait && startWait(session, wait, stop);
-        try {
+        const { waited } = await actThenWait(session, wait, stop, async () => {
           if (request.resize !== undefined) await session.resize(request.resize);
-        } catch (err) {
-          pending?.cancel();
-          throw err;
-        }
+        });
         const base = { id: input.id, bytesWritten: 0, size: session.size };
-        return pending ? { ...base, ...(await pending.done) } : { ...base, status: session.status };
+        return waited ? { ...base, ...waited } : { ...base, status: session.status };
       }
       if (request.resize !== undefined) await session.resize(request.resize);
       const resized = request.resize === undefined ? {} : { size: session.size };
@@ -264,15 +262,8 @@ export class LocalPty {
       this.gate(owner);
       this.runningSession(owner, input.id);
       // Subscribe first, then write: the answer cannot come before the wait hears it.
-      const pending = wait && startWait(session, wait, stop);
-      let written: number;
-      try {
-        written = await session.write(bytes);
-      } catch (err) {
-        pending?.cancel();
-        throw err;
-      }
-      if (pending) return { id: input.id, bytesWritten: written, ...resized, ...(await pending.done) };
+      const { value: written, waited } = await actThenWait(session, wait, stop, () => session.write(bytes));
+      if (waited) return { id: input.id, bytesWritten: written, ...resized, ...waited };
       return { id: input.id, bytesWritten: written, status: session.status, ...resized };
     });
   }

@@ -85,6 +85,28 @@ export function startWait(
   return { done, cancel: () => subscription?.unsubscribe() };
 }
 
+/**
+ * Subscribe first, then act: the wait (when there is one) listens before `act` runs, so nothing `act` causes can
+ * come before the wait hears it; should `act` fail, the wait lets go. `waited` is undefined without a wait.
+ */
+export async function actThenWait<T>(
+  session: PtySession,
+  spec: WaitSpec | undefined,
+  signal: AbortSignal | undefined,
+  act: () => Promise<T>,
+  options?: { mark?: OutputMark },
+): Promise<{ value: T; waited: WaitReport | undefined }> {
+  const pending = spec && startWait(session, spec, signal, options);
+  let value: T;
+  try {
+    value = await act();
+  } catch (err) {
+    pending?.cancel();
+    throw err;
+  }
+  return { value, waited: pending ? await pending.done : undefined };
+}
+
 function waitResult(
   session: PtySession,
   mark: OutputMark,
