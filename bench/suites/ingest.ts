@@ -17,8 +17,40 @@ type SideKey = 'plugin' | 'raw' | 'node';
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 /**
+ * The plugin in use as an agent uses it during a flood (issue 14): a pattern wait pending on the flooding PTY (a
+ * pattern that never matches, so every chunk is scanned and the wait ends by the exit) and a screen read every
+ * SCREEN_READ_EVERY_MS (each brings the emulator up to date). Reads never overlap: a slow one delays the next.
+ */
+function screenAndWaitInUse(harness: PluginHarness, owner: string, id: string) {
+  const wait = harness.call<{ reason: string }>(
+    'pty_read',
+    { id, limit: 1, wait: { pattern: 'never-printed-[0-9]{3}', timeoutMs: WAIT_TIMEOUT_MS } },
+    owner,
+  );
+  let screenReads = 0;
+  let reading: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    reading = reading.then(async () => {
+      await harness.call('pty_read', { id, screen: true }, owner);
+      screenReads++;
+    });
+  }, SCREEN_READ_EVERY_MS);
+  return {
+    async stop(): Promise<{ screenReads: number; waitReason: string }> {
+      clearInterval(timer);
+      await reading;
+      return { screenReads, waitReason: (await wait).reason };
+    },
+  };
+}
+
+const SCREEN_READ_EVERY_MS = 100;
+const WAIT_TIMEOUT_MS = 300_000;
+
+/**
  * Metric 1 (ingest throughput) and 2 (host CPU per MiB). Per repetition, in rotating order:
- *  A `plugin`: pty_spawn through the tools, bytes land in the PTY's buffer; done when the exit notification arrives.
+ *  A `plugin`: pty_spawn through the tools, bytes land in the PTY's buffer, with a pattern wait pending and a screen
+ *              read every 100 ms (screenAndWaitInUse); done when the exit notification arrives.
  *  B `raw`:    the same command under raw `script` writing to /dev/null (the ceiling of the design).
  *  C `node`:   the same raw `script` read by Node, bytes only counted (the floor of any Node host).
  */
@@ -36,15 +68,20 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
       const script = shape.script(bytes);
       const samples: Record<SideKey, Sample[]> = { plugin: [], raw: [], node: [] };
       const problems: string[] = [];
+      const screenReadCounts: number[] = [];
       const runSide = async (side: SideKey) => {
         fullGc();
         const c0 = process.cpuUsage();
         const t0 = performance.now();
         if (side === 'plugin') {
           const { id } = await harness.spawnShell('bench-ingest', script);
+          const inUse = screenAndWaitInUse(harness, 'bench-ingest', id);
           const exit = await harness.waitExit(id);
           const seconds = (performance.now() - t0) / 1000;
           const cpu = cpuMs(process.cpuUsage(c0));
+          const { screenReads, waitReason } = await inUse.stop();
+          screenReadCounts.push(screenReads);
+          if (waitReason !== 'exit') problems.push(`plugin: the pending wait ended by ${waitReason}, not exit`);
           await harness.kill('bench-ingest', id);
           if (exit.exitCode !== 0 || exit.outputLines !== shape.lines(bytes)) {
             problems.push(`plugin: exit ${exit.exitCode}, ${exit.outputLines} lines (expected ${shape.lines(bytes)})`);
@@ -89,7 +126,7 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
         target: '≥ 0.9× raw',
         met: vsRaw.median >= 0.9,
         ...(note ? { note } : {}),
-        extra: { command: script, bytes, samples },
+        extra: { command: script, bytes, samples, screenReadsPerRun: screenReadCounts },
       });
       rows.push({
         suite: 'ingest',

@@ -54,6 +54,22 @@ export class LineCells {
     return this.partialCache;
   }
 
+  /** The last `limit` characters of `partial()`: the runs (or cells) they are in, not the whole line. */
+  partialTail(limit: number): string {
+    const start = Math.max(this.visibleStart(), this.length - limit);
+    if (start >= this.length) return '';
+    if (this.partialCache !== undefined || this.cells !== undefined) {
+      return this.partialCache !== undefined ? this.partialCache.slice(-(this.length - start)) : this.decode(start);
+    }
+    let tail = '';
+    for (let p = this.parts.length - 1, need = this.length - start; p >= 0 && need > 0; p--) {
+      const part = this.parts[p] as string;
+      tail = (part.length > need ? part.slice(part.length - need) : part) + tail;
+      need -= part.length;
+    }
+    return tail;
+  }
+
   /** Length of `partial()` without building it. */
   get partialLength(): number {
     return Math.max(this.length - this.visibleStart(), 0);
@@ -266,9 +282,15 @@ export class LineCells {
       this.skip = 0;
       return text.slice(start - this.base);
     }
+    return this.decode(start);
+  }
+
+  /** The cells from absolute column `start` to the end, as a string. */
+  private decode(start: number): string {
+    const cells = this.cells as Uint16Array;
     let text = '';
     for (let from = start - this.base, end = this.length - this.base; from < end; from += DECODE_SLICE) {
-      const slice = this.cells.subarray(from, Math.min(from + DECODE_SLICE, end));
+      const slice = cells.subarray(from, Math.min(from + DECODE_SLICE, end));
       text += String.fromCharCode.apply(null, slice as unknown as number[]);
     }
     return text;

@@ -193,6 +193,11 @@ export class LineRenderer {
     return this.line.partial();
   }
 
+  /** The last `limit` characters of `partial()`, without building all of it. */
+  partialTail(limit: number): string {
+    return this.line.partialTail(limit);
+  }
+
   /** Length of `partial()` without building it. */
   get partialLength(): number {
     return this.line.partialLength;

@@ -129,19 +129,7 @@ export class LineStore implements LineSink {
   /** The retained line with absolute 0-based index `n` (from `dropped` to `dropped + size - 1`). */
   text(n: number): string {
     if (this.open.length > 0 && n >= this.openFirst) return this.open[n - this.openFirst] as string;
-    let start: number;
-    if (n === this.cursorLine && n > this.dropped) {
-      start = this.cursorStart;
-    } else if (n === this.dropped) {
-      start = this.firstStart;
-    } else {
-      const group = this.groupOf(n);
-      start = group === 0 ? this.firstStart : this.groupEnds.at(group - 1);
-      const piece = this.pieceAt(start);
-      for (let line = group === 0 ? this.dropped : this.groupLines.at(group - 1); line < n; line++) {
-        start = piece.start + piece.text.indexOf('\n', start - piece.start) + 1;
-      }
-    }
+    const start = this.startOf(n);
     const piece = this.pieceAt(start);
     const from = start - piece.start;
     const to = piece.text.indexOf('\n', from);
@@ -152,17 +140,50 @@ export class LineStore implements LineSink {
 
   /** Every retained line, each ended by `\n`: slices of the pieces, not a string per line. */
   joined(): string {
+    return this.joinedFrom(this.dropped);
+  }
+
+  /**
+   * The retained lines from absolute 0-based index `n` (the oldest retained one when `n` is older) to the newest,
+   * each ended by `\n`: slices of the pieces, not a string per line; finding where line `n` starts costs a binary
+   * search and at most a group's worth of indexOf.
+   */
+  joinedFrom(n: number): string {
     let text = '';
-    if (this.size === 0) return text;
-    for (let p = this.pieceIndex(this.firstStart); p >= 0 && p < this.pieces.length; p++) {
-      const piece = this.pieces[p] as Piece;
-      text += piece.start < this.firstStart ? piece.text.slice(this.firstStart - piece.start) : piece.text;
+    const first = Math.max(n, this.dropped);
+    if (first >= this.total) return text;
+    const sealed = this.open.length > 0 ? this.openFirst : this.total;
+    if (first < sealed) {
+      const from = this.startOf(first);
+      const until = this.open.length > 0 ? this.openStart : this.end;
+      for (let p = this.pieceIndex(from); p >= 0 && p < this.pieces.length; p++) {
+        const piece = this.pieces[p] as Piece;
+        if (piece.start >= until) break;
+        const end = Math.min(piece.text.length, until - piece.start);
+        text +=
+          piece.start < from || end < piece.text.length
+            ? piece.text.slice(Math.max(from - piece.start, 0), end)
+            : piece.text;
+      }
     }
-    for (let n = Math.max(this.openFirst, this.dropped); n - this.openFirst < this.open.length; n++) {
-      text += this.open[n - this.openFirst] as string;
+    for (let line = Math.max(this.openFirst, first); line - this.openFirst < this.open.length; line++) {
+      text += this.open[line - this.openFirst] as string;
       text += '\n';
     }
     return text;
+  }
+
+  /** Where retained line `n` (not in the open piece) starts. */
+  private startOf(n: number): number {
+    if (n === this.cursorLine && n > this.dropped) return this.cursorStart;
+    if (n === this.dropped) return this.firstStart;
+    const group = this.groupOf(n);
+    let start = group === 0 ? this.firstStart : this.groupEnds.at(group - 1);
+    const piece = this.pieceAt(start);
+    for (let line = group === 0 ? this.dropped : this.groupLines.at(group - 1); line < n; line++) {
+      start = piece.start + piece.text.indexOf('\n', start - piece.start) + 1;
+    }
+    return start;
   }
 
   private addGroup(end: number, count: number): void {

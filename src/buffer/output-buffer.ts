@@ -143,6 +143,26 @@ export class OutputBuffer {
     return this.page(Math.max(lineNumber, this.firstLine) - this.firstLine, limit);
   }
 
+  /**
+   * The finished lines numbered `lineNumber` or later (from the oldest retained one when `lineNumber` is older),
+   * each ended by `\n`, as one text made of slices of the stored pieces: what a scanner of new output reads,
+   * without a string per line. `firstLine` is the number of its first line.
+   */
+  completedTextFrom(lineNumber: number): { text: string; firstLine: number } {
+    if (!Number.isSafeInteger(lineNumber)) throw new RangeError(`lineNumber must be an integer, got ${lineNumber}`);
+    const firstLine = Math.max(lineNumber, this.firstLine);
+    return { text: this.store.joinedFrom(firstLine - 1), firstLine };
+  }
+
+  /**
+   * The last `limit` characters of the unfinished line ('' when there is none), without building the whole line:
+   * a line can be a million characters long, and a scanner of live output looks only at its end.
+   */
+  partialTail(limit: number): string {
+    integerAtLeast('limit', limit, 0);
+    return this.hasPartial() ? this.renderer.partialTail(limit) : '';
+  }
+
   /** The newest `limit` lines. */
   tail(limit: number): BufferLine[] {
     integerAtLeast('limit', limit, 0);

@@ -214,7 +214,7 @@ export class LocalPty {
               throw err;
             }
           },
-          { mark: { line: 1, partial: '' } },
+          { mark: { line: 1, partialTail: '' } },
         );
         return waited ? { ...describePty(session), ...waited } : describePty(session);
       })

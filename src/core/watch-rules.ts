@@ -1,7 +1,8 @@
 import { concatMap, from, type Observable, type SchedulerLike, takeWhile } from 'rxjs';
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS, NOTIFY_MATCH_LINE_CHARS } from '../limits.js';
 import { coalesceMatches, type Coalesced } from '../operators/coalesce-matches.js';
-import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pattern.js';
+import { compileLinearPattern, type LinearPattern, type LineSpan } from '../patterns/linear-pattern.js';
+import { lineNumbers } from '../patterns/output-scanner.js';
 import type { WatchInput } from '../protocol/wait-schema.js';
 import type { MatchEnvelope } from '../protocol/tool-results.js';
 import type { PtyNotification } from './host-port.js';
@@ -39,20 +40,37 @@ export function watchHits$(
     concatMap(() => {
       const completed = buffer.completedLines;
       if (completed < next) return [];
-      const fresh = buffer.linesFrom(next, completed - next + 1).filter((l) => l.lineNumber <= completed);
+      const { text, firstLine } = buffer.completedTextFrom(next);
       next = completed + 1;
-      // One engine pass per rule over the new lines together; only a rule that hits somewhere is run line by line.
-      const texts = fresh.map((l) => l.text);
-      if (!rules.some((r) => r.firstMatch(texts) >= 0)) return [];
-      return from(
-        fresh.flatMap(({ lineNumber, text }) => {
-          const rule = rules.findIndex((r) => r.test(text));
-          return rule < 0 ? [] : [{ rule, pattern: rules[rule]!.source, line: lineNumber, text }];
-        }),
-      );
+      return from(hitsIn(text, firstLine, rules));
     }),
     coalesceMatches<WatchHit>(MATCH_NOTIFY_INTERVAL_MS, scheduler),
   );
+}
+
+/**
+ * Every line of `text` that some rule matches, in order, with the first rule that matches it. One engine pass per
+ * rule over the whole text when nothing matches (the common case); lines become strings only where a rule hits.
+ */
+function hitsIn(text: string, firstLine: number, rules: readonly LinearPattern[]): WatchHit[] {
+  // The first rule to claim a line is the first that matches it: rules are tried in order.
+  const byStart = new Map<number, { rule: number; span: LineSpan }>();
+  rules.forEach((rule, index) => {
+    for (const span of rule.matchingLines(text))
+      if (!byStart.has(span.start)) byStart.set(span.start, { rule: index, span });
+  });
+  const hits = [...byStart.values()].sort((a, b) => a.span.start - b.span.start);
+  const numbers = lineNumbers(
+    text,
+    firstLine,
+    hits.map((h) => h.span.start),
+  );
+  return hits.map(({ rule, span }, i) => ({
+    rule,
+    pattern: (rules[rule] as LinearPattern).source,
+    line: numbers[i] as number,
+    text: text.slice(span.start, span.end),
+  }));
 }
 
 function clip(text: string, max: number): string {

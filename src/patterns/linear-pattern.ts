@@ -13,9 +13,21 @@ export interface LinearPattern {
   readonly ignoreCase: boolean;
   /** Whether the pattern matches anywhere in `line`. */
   test(line: string): boolean;
-  /** Index of the first of `lines` the pattern matches, or -1. */
-  firstMatch(lines: readonly string[]): number;
+  /**
+   * The lines of `text` (whole lines, each ended by `\n`) that the pattern matches alone, in order, as [start, end)
+   * offsets without the `\n`. A text with no match costs one engine pass, and no string per line is made.
+   */
+  matchingLines(text: string): Generator<LineSpan>;
 }
+
+/** A line of a text, as offsets: `text.slice(start, end)`; `end` is at its `\n`. */
+export interface LineSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** \A and \z mean the text's own ends even in multi-line mode: such a pattern is only ever tried line by line. */
+const TEXT_ANCHOR = /\\[Az]/;
 
 /** The syntax, as the tool descriptions state it. */
 export const LINEAR_PATTERN_SYNTAX = 'RE2 syntax (like JavaScript/PCRE without backreferences or lookaround)';
@@ -45,14 +57,36 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
     );
   }
   const test = (line: string): boolean => compiled.test(line);
+  const lineByLine = TEXT_ANCHOR.test(source);
   return {
     source,
     ignoreCase,
     test,
-    // One pass over the lines joined, then per line only if it matched: a line that matches alone also matches in
-    // the joined text (with ^ and $ at line ends), so no match there means no line matches; a match there may
-    // span lines (\s matches a newline), so the lines are then tested one by one. Many short lines cost one
-    // engine call instead of one each (2-byte lines: 2x faster).
-    firstMatch: (lines) => (lines.length === 0 || !multiline.test(lines.join('\n')) ? -1 : lines.findIndex(test)),
+    matchingLines: (text) => (lineByLine ? eachLineTested(text, test) : joinedThenLines(text, multiline, test)),
   };
+}
+
+/**
+ * One engine pass over the whole text, and a line is tested alone only where a match starts. A line that
+ * matches alone matches at the same place in the text (with ^ and $ at line ends, and a line's ends look to \b
+ * like the text's), so no line before the leftmost match can match alone; a match there may span lines (\s
+ * matches a newline), so its line is tested alone, and the search goes on after it. 2-byte lines cost one native
+ * prefilter pass instead of a string and an engine call per line.
+ */
+function* joinedThenLines(text: string, multiline: RE2JS, test: (line: string) => boolean): Generator<LineSpan> {
+  const matcher = multiline.matcher(text);
+  for (let from = 0; from < text.length && matcher.find(from); ) {
+    const at = matcher.start();
+    const start = at === 0 ? 0 : text.lastIndexOf('\n', at - 1) + 1;
+    const end = text.indexOf('\n', at);
+    if (end === -1) return;
+    if (test(text.slice(start, end))) yield { start, end };
+    from = end + 1;
+  }
+}
+
+function* eachLineTested(text: string, test: (line: string) => boolean): Generator<LineSpan> {
+  for (let start = 0, end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
+    if (test(text.slice(start, end))) yield { start, end };
+  }
 }

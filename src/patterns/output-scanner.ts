@@ -1,12 +1,13 @@
-import type { BufferLine } from '../buffer/output-buffer.js';
 import { MAX_PARTIAL_MATCH_CHARS } from '../limits.js';
 import type { LinearPattern } from './linear-pattern.js';
 
 /** The part of OutputBuffer a scanner reads. */
 export interface ScannedLines {
   readonly completedLines: number;
+  /** Finished lines from `lineNumber` on, each ended by `\n`, and the number of the first. */
+  completedTextFrom(lineNumber: number): { text: string; firstLine: number };
   partialLine(): string;
-  linesFrom(lineNumber: number, limit: number): BufferLine[];
+  partialTail(limit: number): string;
 }
 
 export interface OutputMatch {
@@ -17,23 +18,37 @@ export interface OutputMatch {
   readonly unfinished: boolean;
 }
 
-/** Where the output stood when a call began: its unfinished line's number and text. */
+/** Where the output stood when a call began: its unfinished line's number and the end of its text. */
 export interface OutputMark {
   readonly line: number;
-  readonly partial: string;
+  /** The last MAX_PARTIAL_MATCH_CHARS characters of the unfinished line: all a scan of it ever looks at. */
+  readonly partialTail: string;
 }
 
 export function markOf(lines: ScannedLines): OutputMark {
-  return { line: lines.completedLines + 1, partial: lines.partialLine() };
+  return { line: lines.completedLines + 1, partialTail: lines.partialTail(MAX_PARTIAL_MATCH_CHARS) };
+}
+
+/** The line numbers of line starts `starts` (ascending offsets) in `text`, whose first line is `firstLine`: one pass. */
+export function lineNumbers(text: string, firstLine: number, starts: readonly number[]): number[] {
+  const numbers: number[] = [];
+  let line = firstLine;
+  let lf = text.indexOf('\n');
+  for (const start of starts) {
+    for (; lf !== -1 && lf < start; lf = text.indexOf('\n', lf + 1)) line++;
+    numbers.push(line);
+  }
+  return numbers;
 }
 
 /**
  * Finds `pattern` in the output that arrived after `mark`, one call per chunk. Each call tests only the lines
- * completed since the previous call (each finished line is tested once) plus the unfinished line's last
- * MAX_PARTIAL_MATCH_CHARS characters, so a call costs about the new text. The unfinished line is only tested once
- * something changed it since the mark: a prompt that was already on screen when the call began (`>>> ` before
- * the write) must not end the wait at once. A line completed after the mark counts even if it began before it
- * (its end is new output). Lines dropped by a flood before they were scanned are skipped.
+ * completed since the previous call (each finished line is tested once, in one engine pass over their text as
+ * the buffer keeps it) plus the unfinished line's last MAX_PARTIAL_MATCH_CHARS characters, so a call costs about
+ * the new text. The unfinished line is only tested once its tested end differs from the mark's: a prompt that was
+ * already on screen when the call began (`>>> ` before the write) must not end the wait at once. A line completed
+ * after the mark counts even if it began before it (its end is new output). Lines dropped by a flood before they
+ * were scanned are skipped.
  */
 export function outputScanner(
   lines: ScannedLines,
@@ -44,15 +59,20 @@ export function outputScanner(
   return () => {
     const completed = lines.completedLines;
     if (completed >= next) {
-      const fresh = lines.linesFrom(next, completed - next + 1);
+      const { text, firstLine } = lines.completedTextFrom(next);
       next = completed + 1;
-      const finished = fresh.filter((l) => l.lineNumber <= completed);
-      const hit = finished[pattern.firstMatch(finished.map((l) => l.text))];
-      if (hit !== undefined) return { line: hit.lineNumber, text: hit.text, unfinished: false };
+      const hit = pattern.matchingLines(text).next();
+      if (!hit.done) {
+        const { start, end } = hit.value;
+        return {
+          line: lineNumbers(text, firstLine, [start])[0] as number,
+          text: text.slice(start, end),
+          unfinished: false,
+        };
+      }
     }
-    const partial = lines.partialLine();
-    if (partial === '' || (completed + 1 === mark.line && partial === mark.partial)) return undefined;
-    const tested = partial.length > MAX_PARTIAL_MATCH_CHARS ? partial.slice(-MAX_PARTIAL_MATCH_CHARS) : partial;
-    return pattern.test(tested) ? { line: completed + 1, text: partial, unfinished: true } : undefined;
+    const tail = lines.partialTail(MAX_PARTIAL_MATCH_CHARS);
+    if (tail === '' || (completed + 1 === mark.line && tail === mark.partialTail)) return undefined;
+    return pattern.test(tail) ? { line: completed + 1, text: lines.partialLine(), unfinished: true } : undefined;
   };
 }

@@ -61,6 +61,15 @@ describe('LineStore', () => {
             expect(store.chars).toBe(chars);
             expect(kept.map((_, i) => store.text(store.dropped + i))).toEqual(kept);
             expect(store.joined()).toBe(kept.map((line) => `${line}\n`).join(''));
+            // From any line on, older than the oldest retained one included: what a scanner of new output reads.
+            for (let n = store.dropped - 1; n <= all.length; n++) {
+              expect(store.joinedFrom(n)).toBe(
+                kept
+                  .slice(Math.max(n - store.dropped, 0))
+                  .map((line) => `${line}\n`)
+                  .join(''),
+              );
+            }
           }
         },
       ),

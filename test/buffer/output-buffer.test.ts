@@ -214,8 +214,11 @@ describe('OutputBuffer', () => {
             // The reference renders everything unbounded (lines cut to the same length) and keeps what fits.
             const reference = new LineRenderer({ maxLineChars: maxChars - 1 - overhead });
             const all: string[] = [];
+            const limits = [0, 1, 3, 1000];
             for (const chunk of chunks) {
               buffer.append(chunk);
+              // Before anything builds the partial line (and caches it): the tail is then made from the runs.
+              const tails = limits.map((limit) => buffer.partialTail(limit));
               all.push(...reference.push(chunk));
               const partial = reference.partial();
               const everything = partial === '' ? all : [...all, partial];
@@ -235,6 +238,19 @@ describe('OutputBuffer', () => {
               expect(buffer.totalLines).toBe(everything.length);
               expect(buffer.firstLine).toBe(everything.length - kept + 1);
               expect(buffer.tail(1)[0]?.lineNumber ?? buffer.totalLines).toBe(buffer.totalLines);
+              // What a scanner of live output reads: finished lines from any number on, and the partial line's end.
+              const finished = texts(buffer).slice(0, buffer.completedLines - buffer.firstLine + 1);
+              for (let line = buffer.firstLine - 1; line <= buffer.completedLines + 1; line++) {
+                const from = Math.max(line, buffer.firstLine);
+                expect(buffer.completedTextFrom(line)).toEqual({
+                  text: finished
+                    .slice(from - buffer.firstLine)
+                    .map((l) => `${l}\n`)
+                    .join(''),
+                  firstLine: from,
+                });
+              }
+              expect(tails).toEqual(limits.map((limit) => (limit === 0 ? '' : buffer.partialLine().slice(-limit))));
             }
           },
         ),

@@ -45,16 +45,41 @@ describe('compileLinearPattern', () => {
     expect(ms).toBeLessThan(2_000);
   });
 
-  it('firstMatch finds the first matching line, even for patterns that could match across the joined lines', () => {
-    const patterns = ['^b', 'a$', 'a\\sb', '^$', 'b+c', '[^x]{3}', 'c\\n?a'].map((p) => compileLinearPattern('p', p));
+  it('matchingLines finds exactly the lines that match alone, even for patterns that could match across lines', () => {
+    const sources = [
+      '^b',
+      'a$',
+      'a\\sb',
+      '^$',
+      'b+c',
+      '[^x]{3}',
+      'c\\n?a',
+      '\\bb',
+      '\\Ab',
+      'c\\z',
+      'é',
+      '😀.',
+      '(?i)B',
+      '.',
+    ];
+    const patterns = sources.map((p) => compileLinearPattern('p', p));
     fc.assert(
       fc.property(
         fc.constantFrom(...patterns),
-        fc.array(fc.stringMatching(/^[abc ]{0,5}$/), { maxLength: 8 }),
+        fc.array(fc.stringMatching(/^[abcé😀 ]{0,5}$/u), { maxLength: 8 }),
         (pattern, lines) => {
-          expect(pattern.firstMatch(lines)).toBe(lines.findIndex((l) => pattern.test(l)));
+          const text = lines.map((l) => `${l}\n`).join('');
+          const found = [...pattern.matchingLines(text)].map(({ start, end }) => text.slice(start, end));
+          expect(found).toEqual(lines.filter((l) => pattern.test(l)));
+          const starts = [...pattern.matchingLines(text)].map((s) => s.start);
+          const expectedStarts = lines
+            .map((l, i) => ({ l, at: lines.slice(0, i).reduce((n, x) => n + x.length + 1, 0) }))
+            .filter(({ l }) => pattern.test(l))
+            .map(({ at }) => at);
+          expect(starts).toEqual(expectedStarts);
         },
       ),
+      { numRuns: 500 },
     );
   });
 
