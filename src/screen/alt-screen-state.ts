@@ -15,11 +15,26 @@ export class AltScreenState {
   private offset = 0;
   private active = false;
 
+  /** The absolute raw offset it has looked up to. */
+  get seenTo(): number {
+    return this.offset;
+  }
+
   update(source: RawSource): boolean {
     if (source.totalRawChars === this.offset) return this.active;
     // Look back a little: a switch split across two looks is then seen whole (seeing one twice changes nothing).
     const { text, from } = source.rawSince(Math.max(0, this.offset - RESET_SEQUENCE_OVERLAP));
-    const toggle = lastAltToggle(text);
+    return this.updateWith(text, from);
+  }
+
+  /**
+   * The same, from kept text the caller already has, which runs from absolute offset `from` to the end of the
+   * output: an emulator catching up reads it anyway, and a second copy of a megabyte per screen read is not free.
+   */
+  updateWith(text: string, from: number): boolean {
+    const start = Math.max(0, this.offset - RESET_SEQUENCE_OVERLAP - from);
+    if (start >= text.length && from + text.length === this.offset) return this.active;
+    const toggle = lastAltToggle(start > 0 ? text.slice(start) : text);
     if (toggle !== undefined) this.active = toggle.enter;
     this.offset = from + text.length;
     return this.active;

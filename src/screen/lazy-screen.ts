@@ -3,7 +3,7 @@ import { PtyError } from '../errors.js';
 import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS, SCREEN_SKIP_FROM_CHARS } from '../limits.js';
 import type { KeyModes } from '../keys/encode-key.js';
 import { AltScreenState, type RawSource } from './alt-screen-state.js';
-import { lastAltToggle, restartPoint } from './reset-points.js';
+import { lastAltToggle, RESET_SEQUENCE_OVERLAP, restartPoint } from './reset-points.js';
 import { skipPoint } from './skip-ahead.js';
 import { createTerminal, cursorHidden, plainDefaults, type TerminalSize, type XtermTerminal } from './xterm.js';
 
@@ -46,6 +46,9 @@ export class LazyScreen {
   /** Backlogs entered late (for tests and the curious). */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the skip-ahead property test through a cast
   private skips = 0;
+  /** Of those, entered where a look from the end found (skip-ahead.ts). */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the skip-ahead property test through a cast
+  private tailSkips = 0;
 
   constructor(
     private readonly source: RawSource,
@@ -120,8 +123,14 @@ export class LazyScreen {
 
   /** Feeds the emulator (made now if need be) everything up to the current end of the output. */
   private async caughtUp(): Promise<XtermTerminal> {
-    const alternateBefore = this.alternate.update(this.source);
-    let { text, from } = this.source.rawSince(this.fedTo);
+    // One read of the kept output serves both: the alternate-screen state (from a little before where it looked
+    // last, for a switch split there) and the emulator (from where it was fed to).
+    const kept = this.source.rawSince(
+      Math.max(0, Math.min(this.fedTo, this.alternate.seenTo - RESET_SEQUENCE_OVERLAP)),
+    );
+    const alternateBefore = this.alternate.updateWith(kept.text, kept.from);
+    const from = Math.max(kept.from, this.fedTo);
+    let text = from > kept.from ? kept.text.slice(from - kept.from) : kept.text;
     const end = from + text.length;
     let terminal = this.terminal;
     if (terminal === undefined || from > this.fedTo) {
@@ -160,6 +169,7 @@ export class LazyScreen {
     );
     if (point === undefined) return text;
     this.skips++;
+    if (point.fromTail) this.tailSkips++;
     return `\x1b[${point.row + 1};${point.col + 1}H${text.slice(point.index)}`;
   }
 

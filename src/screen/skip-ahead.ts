@@ -5,11 +5,74 @@ export interface SkipPoint {
   readonly index: number;
   readonly row: number;
   readonly col: number;
+  /** Found from the end of the text (see skipPoint), not by the loop over all of it: for tests and the curious. */
+  readonly fromTail: boolean;
 }
 
 const ESC = 0x1b;
 /** SGR (colors, bold …): moves no cursor and changes no mode the screen's text depends on. */
 const SGR = /\x1b\[[0-9;:]*m/y;
+/**
+ * What the cursor model below does not follow (its `else break`), found in native code: a character outside its
+ * set, or an escape that does not begin an SGR. Two scans, as one regex with the escape alternative ran at half
+ * the speed of the plain class on escape-free text, the common flood.
+ */
+const NOT_PLAIN_CHAR = /[^\x07\x08\x0a\x0d\x1b\x20-\x7f]/;
+const NOT_SGR_ESCAPE = /\x1b(?!\[[0-9;:]*m)/;
+const isPlain = (text: string): boolean =>
+  !NOT_PLAIN_CHAR.test(text) && (!text.includes('\x1b') || !NOT_SGR_ESCAPE.test(text));
+/** Anything but a printable ASCII character: a run without one advances the cursor exactly one column each. */
+const NOT_PRINTABLE = /[^\x20-\x7e]/;
+
+/**
+ * skipPoint, found from the end of a long backlog: the newest screens are worked out by the cursor model, and what
+ * comes before them is only checked to hold nothing the model does not follow (one native regex pass), instead of
+ * a JS loop over every character of it. Same answer as the loop (undefined when it would give none); a screen
+ * read during a flood then costs about the newest screens, not the megabyte kept.
+ */
+export function skipPoint(
+  text: string,
+  cursor: { readonly row: number; readonly col: number },
+  size: TerminalSize,
+): SkipPoint | undefined {
+  const tail = tailStart(text, cursor.col, size);
+  if (tail > 0 && isPlain(text.slice(0, tail))) {
+    // The row there is unknown: from the top row is the worst case (the most scrolls before the screen is new).
+    const point = skipPointFrom(text.slice(tail), { row: 0, col: 0 }, size);
+    if (point !== undefined) return { ...point, index: tail + point.index, fromTail: true };
+  }
+  return skipPointFrom(text, cursor, size);
+}
+
+/**
+ * Where the cursor is at column 0 (after a line feed, or after whole rows of a line that wrapped) and at least two
+ * screen heights of rows follow, going back from the end: lines by lastIndexOf, a long line cut at a row edge when
+ * every character before the cut is printable. 0 when there is no such place.
+ */
+function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize): number {
+  // From the worst-case row (the top), rows - 1 moves reach the bottom and rows + 1 scrolls more make a new screen.
+  const need = 2 * rows + 2;
+  let advances = 0;
+  let end = text.length;
+  for (;;) {
+    const lf = end === 0 ? -1 : text.lastIndexOf('\n', end - 1);
+    const start = lf + 1;
+    const length = end - start;
+    const wraps = Math.max(Math.ceil(length / cols) - 1, 0);
+    if (advances + wraps >= need) {
+      // A long line: keep its last `need` rows; the rows before the cut hold only printable characters, so the cut
+      // falls on a row edge (the first row of the line starts at `startCol` when it began before the text did).
+      const firstRow = lf === -1 ? cols - Math.min(startCol, cols) : 0;
+      const rowsBefore = Math.floor((length - firstRow) / cols) - need;
+      if (rowsBefore < 1) return start;
+      const cut = start + firstRow + rowsBefore * cols;
+      return NOT_PRINTABLE.test(text.slice(start, cut)) ? start : cut;
+    }
+    if (lf === -1) return 0;
+    advances += wraps + 1;
+    end = lf;
+  }
+}
 
 /**
  * Where a backlog of plain output (printable ASCII, SGR, line feed, carriage return, backspace, BEL) can be entered
@@ -20,7 +83,7 @@ const SGR = /\x1b\[[0-9;:]*m/y;
  * Undefined when the plain text does not scroll a screen height past a first scroll, or runs into anything else
  * (a non-ASCII character, whose width the model does not know, or any other control or escape sequence).
  */
-export function skipPoint(
+function skipPointFrom(
   text: string,
   cursor: { readonly row: number; readonly col: number },
   { rows, cols }: TerminalSize,
@@ -59,5 +122,5 @@ export function skipPoint(
   }
   const skippable = scrolls - rows;
   if (skippable < 1) return undefined;
-  return { index: after[skippable % (rows + 1)]!, row: bottom, col: 0 };
+  return { index: after[skippable % (rows + 1)]!, row: bottom, col: 0, fromTail: false };
 }

@@ -34,6 +34,22 @@ describe('LazyScreen', () => {
     expect(screen.started).toBe(false);
   });
 
+  it('sees a switch split between two screen reads, and between a plain look and a screen read', async () => {
+    const { screen, buffer } = screenOf(['shell$ ']);
+    await screen.snapshot();
+    buffer.append('less\n\x1b[?10');
+    expect((await screen.snapshot()).alternateScreen).toBe(false);
+    buffer.append('49h\x1b[H\x1b[2Jpage');
+    const inside = await screen.snapshot();
+    expect(inside).toMatchObject({ alternateScreen: true, rows: ['page', '', '', '', '', ''] });
+    expect(screen.alternateScreenActive()).toBe(true);
+    buffer.append('\x1b[?1049');
+    expect(screen.alternateScreenActive()).toBe(true);
+    buffer.append('l');
+    expect(await screen.snapshot()).toMatchObject({ alternateScreen: false });
+    expect(screen.alternateScreenActive()).toBe(false);
+  });
+
   it('shows rows with trailing blanks trimmed, wide characters, the cursor, its visibility and the title', async () => {
     const { screen } = screenOf(['\x1b]2;my title\x07', 'one   \n', 'wide 中文 end\n', '\x1b[?25l', 'x']);
     const snap = await screen.snapshot();
@@ -206,6 +222,58 @@ describe('entering a long plain backlog late', () => {
     // Only about the last screens were parsed.
     expect(fed).toBeLessThan(1_000);
     expect(snap.incomplete).toBe(false);
+  });
+
+  it('property: a backlog found late from its end (lines, or a long line cut at a row edge) shows what a full feed shows', async () => {
+    // Before the long run: anything, modes and cursor moves included; it must keep the lazy screen from skipping them.
+    const anything = fc.oneof(
+      fc.constantFrom('\n', '\r', '\b', '\x1b[31m', 'x'.repeat(25), '\x1b[H\x1b[2J', '\x1b[2;5H', '\x1b[4h', '\x1b[4l'),
+      fc.constantFrom('\x1b[1;3r', '\x1b[r', '\x1b[?1h', '中', '\t', '\x1b[?7l', '\x1b[?7h'),
+      fc.string({ unit: fc.constantFrom('a', 'b', ' '), minLength: 1, maxLength: 30 }),
+    );
+    const printable = fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' ', '-'), maxLength: 70 });
+    const plainEnd = fc.constantFrom('\r', '\b', '\x1b[32m', '\x07', 'xy', '\n');
+    const tails = { total: 0, fromTail: 0 };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(anything, { maxLength: 20 }),
+        // Mostly plain (the look from the end may skip it), sometimes not (it must not).
+        fc.oneof({ arbitrary: fc.array(plainEnd, { maxLength: 12 }), weight: 3 }, fc.array(anything, { maxLength: 4 })),
+        // A run of printable lines: few line feeds (a long line cut at a row edge) to many (lines counted back).
+        fc.array(printable, { minLength: 1, maxLength: 40 }),
+        // A last line that may be long, with the odd CR, BS or color in it (a cut must fall after those).
+        fc.array(fc.oneof({ arbitrary: fc.nat({ max: 600 }).map((n) => 'q'.repeat(n)), weight: 4 }, plainEnd), {
+          maxLength: 8,
+        }),
+        fc.array(plainEnd, { maxLength: 6 }),
+        async (before, middle, lines, longLine, end) => {
+          const last = longLine.join('').replaceAll('\n', '');
+          const backlog = [...middle, ...lines.map((l) => `${l}\n`), last, ...end].join('');
+          const buffer = new OutputBuffer();
+          const screen = new LazyScreen(buffer, size, 1);
+          buffer.append(before.join(''));
+          await screen.snapshot();
+          buffer.append(backlog);
+          const snap = await screen.snapshot();
+          const whole = createTerminal(size);
+          await new Promise<void>((resolve) => whole.write(before.join('') + backlog, resolve));
+          expect(snap.rows).toEqual(screenRows(whole));
+          expect(snap.cursor.row).toBe(whole.buffer.active.cursorY);
+          expect(snap.cursor.col).toBe(whole.buffer.active.cursorX);
+          expect(await screen.keyModes()).toEqual({
+            applicationCursorKeys: whole.modes.applicationCursorKeysMode,
+          });
+          const counts = screen as unknown as { skips: number; tailSkips: number };
+          tails.total++;
+          tails.fromTail += counts.tailSkips;
+          whole.dispose();
+          screen.dispose();
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // The look from the end was taken often: this property is about it.
+    expect(tails.fromTail).toBeGreaterThan(tails.total / 4);
   });
 
   it('property: a backlog of plain text, colors, wraps, CR and BS entered late shows what a full feed shows', async () => {
