@@ -44,6 +44,11 @@ export const LINE_OVERHEAD_CHARS = 16;
  * characters have gathered, so a slow trickle of short lines does not keep a string per line.
  */
 export const BUFFER_PIECE_CHARS = 8_192;
+/**
+ * The largest chunk the WebAssembly line scan takes (src/buffer/line-scan.ts); its memory is sized for it. A pipe
+ * read is at most 64 KiB; a larger chunk (a test's) is scanned in JS.
+ */
+export const LINE_SCAN_MAX_CHUNK_BYTES = 128 * 1024;
 /** Raw bytes kept for `raw: true` reads: the same bound as the text buffer, in characters. */
 export const MAX_RAW_CHARS = MAX_BUFFER_CHARS;
 /**

@@ -1,5 +1,6 @@
 import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_TERMINAL_DIMENSION } from '../limits.js';
 import { isHigh, isLow, LineCells } from './line-cells.js';
+import type { LineScanner } from './line-scan.js';
 
 /** Where a renderer puts the lines it completes. */
 export interface LineSink {
@@ -8,8 +9,9 @@ export interface LineSink {
   /**
    * `input.slice(from, to)` is whole plain lines, each ended by `\n` and within the line bound, that render
    * exactly as written: one call for a run of them, so a sink can keep them without a string per line.
+   * `scanned`: `input` is the chunk loaded in this scanner, byte for character, so its lines can be counted there.
    */
-  lines(input: string, from: number, to: number): void;
+  lines(input: string, from: number, to: number, scanned?: LineScanner): void;
 }
 
 export interface LineRendererOptions {
@@ -117,8 +119,13 @@ export class LineRenderer {
     return completed;
   }
 
-  /** Feeds a chunk; hands the lines it completes to `sink`, oldest first. */
-  render(chunk: string, sink: LineSink): void {
+  /**
+   * Feeds a chunk; hands the lines it completes to `sink`, oldest first. `scanned`: the chunk is loaded in this
+   * scanner and plain (printable ASCII and `\n`), so it needs no search for special units.
+   */
+  render(chunk: string, sink: LineSink, scanned?: LineScanner): void {
+    // A high surrogate held back from the last chunk shifts every offset: the scan is then of no use.
+    const scan = this.pendingHigh === '' ? scanned : undefined;
     const input = this.pendingHigh + chunk;
     this.pendingHigh = '';
     const end = input.length;
@@ -126,7 +133,7 @@ export class LineRenderer {
     // once, they serve every plain line before them, so a chunk of plain lines costs one regex scan and goes
     // to the sink as one run, not a string (or a regex call) per line.
     let lf = -1;
-    let other = -1;
+    let other = scan === undefined ? -1 : end;
     let i = 0;
     while (i < end) {
       if (this.state !== State.Ground) {
@@ -145,7 +152,7 @@ export class LineRenderer {
           // so when the run is within the bound, so is each of its lines, and the sink splits it in one pass.
           const last = input.lastIndexOf('\n', other - 1);
           if (last - i <= this.line.maxChars) {
-            sink.lines(input, i, last + 1);
+            sink.lines(input, i, last + 1, scan);
             i = last + 1;
             lf = indexOrEnd(input.indexOf('\n', i), end);
           }

@@ -1,8 +1,9 @@
 import type { LineSink } from './line-renderer.js';
+import { type LineScanner, SCAN_GROUP_LINES } from './line-scan.js';
 import { OffsetRing } from './offset-ring.js';
 
 /** Lines per index entry of a plain run: a lookup scans at most this many lines, with indexOf (a memchr). */
-const GROUP_LINES = 64;
+const GROUP_LINES = SCAN_GROUP_LINES;
 /**
  * GROUP_LINES whole lines at once, matched in the regex engine's native code: a run of short lines is counted
  * without a JS call or a string per line (a loop over the characters in JS costs several times more).
@@ -86,11 +87,20 @@ export class LineStore implements LineSink {
     if (this.openChars >= this.options.pieceChars) this.seal();
   }
 
-  lines(input: string, from: number, to: number): void {
+  lines(input: string, from: number, to: number, scanned?: LineScanner): void {
     this.seal();
     const text = from === 0 && to === input.length ? input : input.slice(from, to);
     const start = this.end;
     this.pieces.push({ text, start });
+    if (scanned !== undefined) this.indexScanned(scanned, from, to, start);
+    else this.indexRun(text, start);
+    // Dropping once per run, not per group, finds the cut line by line in one group only (the others go whole).
+    this.dropOver(0, 1);
+    this.releasePieces();
+  }
+
+  /** Counts a run's lines in JS: groups of short lines by one native regex match each, long lines by indexOf. */
+  private indexRun(text: string, start: number): void {
     let at = 0;
     if (text.indexOf('\n') < SHORT_LINE_CHARS) {
       LINE_GROUP.lastIndex = 0;
@@ -108,9 +118,15 @@ export class LineStore implements LineSink {
     }
     // The run ends with a `\n`, so the rest is whole lines.
     if (count > 0) this.addGroup(start + text.length, count);
-    // Dropping once per run, not per group, finds the cut line by line in one group only (the others go whole).
-    this.dropOver(0, 1);
-    this.releasePieces();
+  }
+
+  /** Counts a run's lines in the WebAssembly scan of its chunk, which gives where every 64th ends. */
+  private indexScanned(scanned: LineScanner, from: number, to: number, start: number): void {
+    const { count, ends } = scanned.groups(from, to);
+    const groups = Math.floor(count / SCAN_GROUP_LINES);
+    for (let g = 0; g < groups; g++) this.addGroup(start + (ends[g] as number) - from, SCAN_GROUP_LINES);
+    const rest = count - groups * SCAN_GROUP_LINES;
+    if (rest > 0) this.addGroup(start + to - from, rest);
   }
 
   /** Drops the oldest lines until the retained ones and `reserve` (the unfinished line's cost) fit the bound. */

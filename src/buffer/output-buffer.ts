@@ -6,6 +6,7 @@ import {
   MAX_RAW_CHARS,
 } from '../limits.js';
 import { LineRenderer } from './line-renderer.js';
+import { type LineScanner, lineScanner } from './line-scan.js';
 import { LineStore } from './line-store.js';
 import { RawTail } from './raw-tail.js';
 
@@ -16,6 +17,8 @@ export interface OutputBufferOptions {
   readonly lineOverheadChars?: number;
   /** Raw (unrendered) characters kept for `raw` reads. */
   readonly maxRawChars?: number;
+  /** The native chunk scan; `null` for none (the JS path alone, for tests that compare the two). */
+  readonly scanner?: LineScanner | null;
   /** Passed to the renderer: how long an unterminated escape sequence may run before it is abandoned. */
   readonly maxSequenceChars?: number;
   /** Lines rendered one at a time are joined into one string once they hold this many characters. */
@@ -62,12 +65,14 @@ export class OutputBuffer {
   private readonly renderer: LineRenderer;
   private readonly store: LineStore;
   private readonly raw: RawTail;
+  private readonly scanner: LineScanner | undefined;
 
   constructor(options: OutputBufferOptions = {}) {
     const overhead = integerAtLeast('lineOverheadChars', options.lineOverheadChars ?? LINE_OVERHEAD_CHARS, 0);
     this.lineExtra = 1 + overhead;
     // Room for one line of one character at least.
     this.maxChars = integerAtLeast('maxChars', options.maxChars ?? MAX_BUFFER_CHARS, 1 + this.lineExtra);
+    this.scanner = options.scanner === null ? undefined : (options.scanner ?? lineScanner);
     this.raw = new RawTail(integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1));
     this.store = new LineStore({
       maxChars: this.maxChars,
@@ -81,11 +86,20 @@ export class OutputBuffer {
     });
   }
 
-  append(chunk: string): void {
+  /**
+   * `bytes`: what `chunk` was decoded from, when the caller has it. A chunk whose bytes are its characters (ASCII)
+   * is then scanned natively (see line-scan.ts) instead of by two regex passes; the result is the same.
+   */
+  append(chunk: string, bytes?: Uint8Array): void {
     if (chunk === '') return;
     this.raw.append(chunk);
+    // Same length and all of it ASCII: the decoder carried nothing over, so byte i is character i.
+    const scanned =
+      this.scanner !== undefined && bytes?.length === chunk.length && this.scanner.load(bytes)
+        ? this.scanner
+        : undefined;
     // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
-    this.renderer.render(chunk, this.store);
+    this.renderer.render(chunk, this.store, scanned);
     this.store.fit(this.partialChars());
   }
 

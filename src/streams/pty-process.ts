@@ -111,7 +111,13 @@ export interface PtyHandle {
 
 export type PtyEvent =
   | { readonly kind: 'started'; readonly handle: PtyHandle }
-  | { readonly kind: 'output'; readonly text: string; readonly bytes: number }
+  | {
+      readonly kind: 'output';
+      readonly text: string;
+      readonly bytes: number;
+      /** What `text` was decoded from (absent for the decoder's last flush): lets the buffer scan ASCII natively. */
+      readonly source?: Uint8Array;
+    }
   | {
       readonly kind: 'exit';
       readonly exitCode: number | null;
@@ -334,7 +340,7 @@ function scriptProcess$(
     const childSubscription = childEvents$.subscribe((event) =>
       match(event)
         .with({ kind: 'stdout' }, ({ chunk }) =>
-          emit({ kind: 'output', text: decoder.write(chunk), bytes: chunk.length }),
+          emit({ kind: 'output', text: decoder.write(chunk), bytes: chunk.length, source: chunk }),
         )
         .with({ kind: 'stderr' }, ({ chunk }) => {
           if (stderr.length < MAX_SCRIPT_STDERR_CHARS)

@@ -33,6 +33,24 @@ describe('intoBuffer', () => {
     });
   });
 
+  it('hands the sink the bytes each text was decoded from, where the event has them', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const appended: Array<[string, Uint8Array | undefined]> = [];
+      const sink = { append: (text: string, bytes?: Uint8Array) => void appended.push([text, bytes]) };
+      const withBytes = { ...events, a: { type: 'output' as const, text: 'hi', bytes: Buffer.from('hi') } };
+      const source = cold('-a-b|', withBytes);
+      const pickBytes = (event: Event & { bytes?: Uint8Array }) => event.bytes;
+      expectObservable(source.pipe(intoBuffer(sink, pickOutput, pickBytes))).toBe('-a-b|', withBytes);
+      expectSubscriptions(source.subscriptions).toBe('^---!');
+      scheduler.flush();
+      expect(appended).toEqual([
+        ['hi', Buffer.from('hi')],
+        ['world\n', undefined],
+      ]);
+    });
+  });
+
   it('appends at the moment each event passes, and skips events without output or with empty output', () => {
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectSubscriptions }) => {
