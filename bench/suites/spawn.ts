@@ -63,7 +63,8 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
   const a = summarize(plugin);
   const b = summarize(raw);
   const ratios = summarize(plugin.map((p, k) => p / raw[k]!));
-  const limit = 1.2 * b.median + 5;
+  // Issue 14: within half the raw spawn again, plus 3 ms for what the plugin does that raw script does not.
+  const limit = 1.5 * b.median + 3;
   log(
     `  spawn: plugin first byte ${a.median.toFixed(2)} ms (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), raw ${b.median.toFixed(2)} ms`,
   );
@@ -75,7 +76,7 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
       a: { label: 'pty_spawn→pty_read sees it', summary: a },
       b: { label: 'raw script from Node', summary: b },
       ...pairedRatio(ratios),
-      target: `≤ 1.2×B + 5 ms (= ${limit.toFixed(1)})`,
+      target: `≤ 1.5×B + 3 ms (= ${limit.toFixed(1)})`,
       met: a.median <= limit,
       extra: { spawnReturnedMs: summarize(returned) },
     },

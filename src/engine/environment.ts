@@ -3,6 +3,8 @@ import { WRAPPER_SHELL_PATH } from './system-paths.js';
 
 export const SAFE_PATH = '/usr/local/bin:/usr/bin:/bin';
 export const TERMINAL_TYPE = 'xterm-256color';
+/** The command's locale. */
+export const COMMAND_LOCALE = 'C.UTF-8';
 
 let hostUser: { readonly homedir: string; readonly username: string } | undefined;
 
@@ -18,7 +20,7 @@ export function fixedEnvironment(): Record<string, string> {
     HOME: user.homedir,
     USER: user.username,
     LOGNAME: user.username,
-    LANG: 'C.UTF-8',
+    LANG: COMMAND_LOCALE,
     PATH: SAFE_PATH,
     SHELL: WRAPPER_SHELL_PATH,
     TERM: TERMINAL_TYPE,

@@ -42,6 +42,7 @@ import {
 import { bindDirectory, type BoundDirectory } from '../engine/bound-directory.js';
 import { childrenOf, commandLineOf, readStat, terminalOf } from '../engine/procfs.js';
 import type { Reaper } from '../engine/reaper.js';
+import { hostDescriptors } from '../engine/inheritable-fds.js';
 import { ARGV_FD, scriptInvocation } from '../engine/script-invocation.js';
 import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/orphan-guard.js';
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
@@ -169,7 +170,9 @@ function scriptProcess$(
   const guard = deps.orphanGuard ?? sharedOrphanGuard;
   const { scheduler } = deps;
   return new Observable<PtyEvent>((subscriber) => {
-    const invocation = scriptInvocation(spec.command, spec.args, spec.rows, spec.cols);
+    const invocation = scriptInvocation(spec.command, spec.args, spec.rows, spec.cols, {
+      closeInheritedFds: hostDescriptors.held(),
+    });
     let child: ChildProcess;
     try {
       child = spawn(invocation.file, invocation.args, {

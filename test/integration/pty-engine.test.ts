@@ -15,7 +15,9 @@ import fc from 'fast-check';
 import { PtyError } from '../../src/errors.js';
 import { fixedEnvironment } from '../../src/engine/environment.js';
 import { scriptInvocation } from '../../src/engine/script-invocation.js';
-import { SCRIPT_PATH } from '../../src/engine/system-paths.js';
+import { InheritableDescriptors } from '../../src/engine/inheritable-fds.js';
+import { childrenOf } from '../../src/engine/procfs.js';
+import { BASH_PATH, SCRIPT_PATH, SETPRIV_PATH } from '../../src/engine/system-paths.js';
 import { TERMINATE_GRACE_MS } from '../../src/limits.js';
 import { PtyProbe, runToExit } from '../support/pty-probe.js';
 import { childrenOfSelf, commOf, isRunning, openFdCount, pidsWithMarker } from '../../src/testkit/processes.js';
@@ -264,15 +266,19 @@ describe('PTY engine with real script processes', () => {
     expect(openFdCount()).toBe(fdsBefore);
   });
 
-  it('shows the command only fds 0, 1, 2 even when the host inherited a descriptor without close-on-exec', async () => {
+  describe('a host that inherited a descriptor without close-on-exec', () => {
     // The stand-in host inherits LEAKED_FD from bash, which opens it without close-on-exec, as a careless
     // parent would. Node marks low inherited descriptors close-on-exec itself (fd 7 never reaches a child,
     // measured), so the leak is placed high, where Node passes it on to what it spawns.
     const LEAKED_FD = 213;
     const leakTarget = '/etc/hostname';
+    const sorted = (pid: number) =>
+      readdirSync(`/proc/${pid}/fd`)
+        .map(Number)
+        .sort((a, b) => a - b);
     // The command's descriptors are read from outside, in /proc/<command pid>/fd: a shell listing its own
-    // would race with the pipes it opens for a pipeline.
-    const fdsOfCommand = async (
+    // would race with the pipes it opens for a pipeline. So are script's (the host's child: each link execs).
+    const run = async (
       file: string,
       args: readonly string[],
       marker: string,
@@ -296,39 +302,99 @@ describe('PTY engine with real script processes', () => {
           require.resolve('../fixtures/host-spawn.cjs'),
           payload,
         ],
-        {
-          stdio: ['ignore', 'ignore', 'ignore'],
-        },
+        // stderr is a pipe, so that what script's stderr became can be told from /dev/null.
+        { stdio: ['ignore', 'ignore', 'pipe'] },
       );
+      host.stderr!.resume();
       try {
         await waitFor(() => pidsWithMarker(marker, 'sleep').length === 1, 'the command runs');
-        // Without this the check below could pass because the host never had the descriptor at all.
+        // Without this the checks below could pass because the host never had the descriptor at all.
         expect(readlinkSync(`/proc/${host.pid}/fd/${LEAKED_FD}`)).toBe(leakTarget);
         const [pid] = pidsWithMarker(marker, 'sleep');
-        return readdirSync(`/proc/${pid}/fd`)
-          .map(Number)
-          .sort((a, b) => a - b);
+        const [script] = childrenOf(host.pid!);
+        return {
+          hostHolds: new InheritableDescriptors(`/proc/${host.pid}`).held(),
+          command: sorted(pid!),
+          script: script === undefined ? [] : sorted(script.pid),
+          scriptStderr: script === undefined ? undefined : readlinkSync(`/proc/${script.pid}/fd/2`),
+        };
       } finally {
         host.kill('SIGKILL');
         for (const pid of pidsWithMarker(marker)) process.kill(pid, 'SIGKILL');
       }
     };
-    const marker = `${process.pid}${(Date.now() % 100000) + 13}`;
-    const inv = scriptInvocation('sleep', [`1005.${marker}`], 40, 120);
-    expect(await fdsOfCommand(inv.file, inv.args, marker, inv.argv, inv.env)).toEqual([0, 1, 2]);
-    // The control: the same command under script alone does get the inherited descriptor.
-    const control = `${marker}1`;
-    const plain = await fdsOfCommand(
-      SCRIPT_PATH,
-      ['-q', '-e', '-E', 'never', '-c', `exec sleep 1006.${control}`, '/dev/null'],
-      control,
-    );
-    expect(plain).toContain(LEAKED_FD);
+    const markerFor = (n: number) => `${process.pid}${(Date.now() % 100000) + n}`;
+
+    it('is seen as holding one, and the chain then starts with the closing bash: nothing in it holds the descriptor', async () => {
+      const marker = markerFor(13);
+      const inv = scriptInvocation('sleep', [`1005.${marker}`], 40, 120, { closeInheritedFds: true });
+      expect(inv.file).toBe(BASH_PATH);
+      const seen = await run(inv.file, inv.args, marker, inv.argv, inv.env);
+      expect(seen.hostHolds).toBe(true);
+      expect(seen.command).toEqual([0, 1, 2]);
+      expect(seen.script).not.toContain(LEAKED_FD);
+      // Closing descriptors in a loop whose stderr bash had saved once sent script's stderr to /dev/null.
+      expect(seen.scriptStderr).toMatch(/^(pipe|socket):/);
+    });
+
+    it('without the closing bash, the wrapper still shows the command only fds 0, 1, 2 (script holds it)', async () => {
+      // The belt for a descriptor opened after the host's check: the chain begins at setpriv.
+      const marker = markerFor(17);
+      const inv = scriptInvocation('sleep', [`1007.${marker}`], 40, 120, { closeInheritedFds: false });
+      expect(inv.file).toBe(SETPRIV_PATH);
+      const seen = await run(inv.file, inv.args, marker, inv.argv, inv.env);
+      expect(seen.command).toEqual([0, 1, 2]);
+      expect(seen.script).toContain(LEAKED_FD);
+    });
+
+    it('(the control) passes it to a command run under script alone', async () => {
+      const control = `${markerFor(19)}1`;
+      const plain = await run(
+        SCRIPT_PATH,
+        ['-q', '-e', '-E', 'never', '-c', `exec sleep 1006.${control}`, '/dev/null'],
+        control,
+      );
+      expect(plain.command).toContain(LEAKED_FD);
+    });
+  });
+
+  describe('an argv channel the host closes once the argv is written (Bun)', () => {
+    // Bun gives stdio index 3 as a one-way pipe: the wrapper's pid report meets a closed end (EPIPE and SIGPIPE).
+    const runOneWay = (command: string, args: readonly string[]) => {
+      const inv = scriptInvocation(command, args, 40, 120, { closeInheritedFds: false });
+      const host = spawn(
+        process.execPath,
+        [
+          require.resolve('../fixtures/host-spawn.cjs'),
+          JSON.stringify({ ...inv, argv: inv.argv.toString('base64'), oneWay: true }),
+        ],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      let out = '';
+      host.stdout!.on('data', (d) => (out += d));
+      return new Promise<{ out: string; code: number | null }>((resolve) =>
+        host.on('close', (code) => resolve({ out, code })),
+      );
+    };
+
+    it('runs the program, which starts with the default SIGPIPE disposition', async () => {
+      const { out, code } = await runOneWay('grep', ['^SigIgn', '/proc/self/status']);
+      expect(code).toBe(0);
+      const ignored = BigInt(`0x${/SigIgn:\s*([0-9a-f]+)/.exec(out)![1]}`);
+      // SIGPIPE is signal 13: bit 12 of the mask.
+      expect(ignored & (1n << 12n)).toBe(0n);
+    });
+
+    it('lets a pipeline writer die of SIGPIPE as usual (yes | head -1)', async () => {
+      const { out, code } = await runOneWay('bash', ['-c', 'yes | head -1; echo "${PIPESTATUS[*]}"']);
+      expect(code).toBe(0);
+      expect(out).toBe('y\n141 0\n');
+    });
   });
 
   it('ends the PTY when the host process is SIGKILLed (pdeathsig)', async () => {
     const marker = `${process.pid}${(Date.now() % 100000) + 11}`;
-    const inv = scriptInvocation('sleep', [`1004.${marker}`], 40, 120);
+    const inv = scriptInvocation('sleep', [`1004.${marker}`], 40, 120, { closeInheritedFds: false });
     const host = spawn(
       process.execPath,
       [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ ...inv, argv: inv.argv.toString('base64') })],
