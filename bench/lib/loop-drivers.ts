@@ -5,6 +5,7 @@ import type { SpawnWaited, WriteWaited } from '../../src/protocol/tool-results.j
 import { sleep } from '../../src/testkit/waits.js';
 import type { PluginHarness } from './plugin-harness.js';
 import { sameTerminalCommand } from './raw.js';
+import { childrenOf, runqueueWaitNs } from './runqueue.js';
 import { answerIn, type Interaction, PROMPT_PATTERN, PYTHON_REPL, SETUP, SETUP_DONE } from './repl-interactions.js';
 import { TmuxAgent } from './tmux-agent.js';
 
@@ -24,6 +25,11 @@ export interface Outcome {
   readonly turns: number;
   /** Processes started for this interaction. */
   readonly processes: number;
+  /**
+   * How long the chain (this host's main thread, script, the program) waited for a CPU during the interaction,
+   * ms; null where not measured (tmux: its server and clients are other processes).
+   */
+  readonly cpuWaitMs: number | null;
 }
 
 export interface LoopDriver {
@@ -43,6 +49,8 @@ export class PluginDriver implements LoopDriver {
     private readonly harness: PluginHarness,
     private readonly owner: string,
     private readonly id: string,
+    /** script and the program. */
+    private readonly pids: readonly number[],
   ) {}
 
   static async open(harness: PluginHarness, owner: string): Promise<PluginDriver> {
@@ -56,7 +64,8 @@ export class PluginDriver implements LoopDriver {
       },
       owner,
     );
-    const driver = new PluginDriver(harness, owner, spawned.id);
+    const pids = [spawned.pid, spawned.commandPid].filter((p): p is number => typeof p === 'number');
+    const driver = new PluginDriver(harness, owner, spawned.id, pids);
     if (spawned.reason !== 'match') {
       await driver.close();
       throw new Error(`python3 -i under local-pty showed no prompt (${spawned.reason})`);
@@ -78,6 +87,7 @@ export class PluginDriver implements LoopDriver {
   }
 
   async run(it: Interaction): Promise<Outcome | string> {
+    const waitBefore = runqueueWaitNs(this.pids);
     const { value, calledAt, returnedAt } = await this.write(it.statement, it.waitPattern);
     let calls = 1;
     let printed = answerIn(
@@ -109,6 +119,7 @@ export class PluginDriver implements LoopDriver {
       calls,
       turns: calls,
       processes: 0,
+      cpuWaitMs: (runqueueWaitNs(this.pids) - waitBefore) / 1e6,
     };
   }
 
@@ -174,6 +185,7 @@ export class TmuxDriver implements LoopDriver {
           calls,
           turns: this.harnessPolls ? 1 : captures,
           processes: calls,
+          cpuWaitMs: null,
         };
       }
       if (ms(sentAt, seenAt) > ANSWER_TIMEOUT_MS) return `no answer after ${captures} captures`;
@@ -244,6 +256,9 @@ export class RawScriptDriver implements LoopDriver {
 
   async run(it: Interaction): Promise<Outcome | string> {
     this.tail = '';
+    // script's only child is the program (the shell before it exec'd into it).
+    const pids = this.child.pid === undefined ? [] : [this.child.pid, ...childrenOf(this.child.pid)];
+    const waitBefore = runqueueWaitNs(pids);
     let sentAt = 0n;
     let answeredAt = 0n;
     try {
@@ -259,7 +274,14 @@ export class RawScriptDriver implements LoopDriver {
         },
       );
       if (printed === true) return 'no stamp';
-      return { latencyMs: ms(sentAt, answeredAt), lateMs: ms(printed, answeredAt), calls: 1, turns: 1, processes: 0 };
+      return {
+        latencyMs: ms(sentAt, answeredAt),
+        lateMs: ms(printed, answeredAt),
+        calls: 1,
+        turns: 1,
+        processes: 0,
+        cpuWaitMs: (runqueueWaitNs(pids) - waitBefore) / 1e6,
+      };
     } catch (err) {
       return (err as Error).message;
     }
