@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fixedEnvironment } from '../../src/engine/environment.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../../src/limits.js';
@@ -86,5 +86,7 @@ export class TmuxAgent {
   async kill(): Promise<void> {
     await this.tmux(['kill-server']).catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
+    // A killed server leaves its socket behind: where `-L` put it (tmux's own rule: TMUX_TMPDIR or /tmp).
+    rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${userInfo().uid}`, this.name), { force: true });
   }
 }
