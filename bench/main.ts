@@ -13,6 +13,7 @@ import { buffer } from './suites/buffer.js';
 import { ingest } from './suites/ingest.js';
 import { kill } from './suites/kill.js';
 import { lag } from './suites/lag.js';
+import { loop } from './suites/loop.js';
 import { memory } from './suites/memory.js';
 import { read } from './suites/read.js';
 import { search } from './suites/search.js';
@@ -27,6 +28,7 @@ const SUITES: ReadonlyArray<{ name: string; aliases?: string[]; run: (cfg: Bench
   { name: 'spawn', run: spawnLatency },
   { name: 'kill', run: kill },
   { name: 'lag', run: lag },
+  { name: 'loop', run: loop },
 ];
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | null } {

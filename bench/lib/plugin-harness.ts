@@ -51,19 +51,22 @@ export class PluginHarness {
     return (await this.timedCall<T>(tool, args, sessionID)).value;
   }
 
-  /** A tool call timed from `execute` to the envelope string it returns (parsing it back is not timed). */
+  /**
+   * A tool call timed from `execute` to the envelope string it returns (parsing it back is not timed). The two
+   * instants are `process.hrtime.bigint()` readings (CLOCK_MONOTONIC on Linux), comparable with a program's own.
+   */
   async timedCall<T>(
     tool: string,
     args: Record<string, unknown>,
     sessionID: string,
-  ): Promise<{ value: T; ms: number }> {
+  ): Promise<{ value: T; ms: number; calledAt: bigint; returnedAt: bigint }> {
     const definition = this.host.hooks.tool[tool];
     if (definition === undefined) throw new Error(`no tool ${tool}`);
     const context = this.host.toolContext({ sessionID });
-    const t0 = performance.now();
+    const calledAt = process.hrtime.bigint();
     const text = await definition.execute(args, context);
-    const ms = performance.now() - t0;
-    return { value: JSON.parse(text) as T, ms };
+    const returnedAt = process.hrtime.bigint();
+    return { value: JSON.parse(text) as T, ms: Number(returnedAt - calledAt) / 1e6, calledAt, returnedAt };
   }
 
   /** `bash -c script` in a PTY, with an exit notification. */

@@ -50,7 +50,7 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
     for (const shape of shapes) {
       const screens = shape === WITH_SCREENS;
       const plan = floodPlan(total, screens ? 'mixed' : shape);
-      const title = `${shape === 'mixed' || screens ? 'mixed shapes' : shape.title}${screens ? ', every screen read while it flows' : ''}, ${mib(plan.totalBytes)} via ${FLOOD_PTYS} PTYs`;
+      const title = `${shape === 'mixed' || screens ? 'mixed shapes' : shape.title}${screens ? `, ${FLOOD_PTYS} PTYs with emulators (every screen read while it flows)` : ''}, ${mib(plan.totalBytes)} via ${FLOOD_PTYS} PTYs`;
       const before = await settled();
       let peakRss = before.rss;
       let peakHeap = before.heapUsed;
@@ -60,8 +60,15 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
         peakHeap = Math.max(peakHeap, m.heapUsed);
       }, SAMPLE_EVERY_MS);
       let screenReads: Promise<unknown> = Promise.resolve();
+      /** PTYs whose screen came back: each then has its emulator, whose memory this case is about. */
+      const emulated = new Set<string>();
       const readScreens = (ids: FloodOutcome['ids']) =>
-        Promise.all(ids.map(({ owner, id }) => harness.read(owner, { id, screen: true })));
+        Promise.all(
+          ids.map(async ({ owner, id }) => {
+            const read = (await harness.read(owner, { id, screen: true })) as { screen?: unknown };
+            if (read.screen !== undefined) emulated.add(id);
+          }),
+        );
       let reader: NodeJS.Timeout | undefined;
       const flood = await pluginFlood(harness, plan, (ids) => {
         if (!screens) return;
@@ -85,7 +92,9 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
       log(
         `  memory ${title}: ${(mb(plan.totalBytes) / flood.seconds).toFixed(0)} MiB/s; RSS +${mb(grown).toFixed(1)} MiB full (peak +${mb(peakRss - before.rss).toFixed(1)}), +${mb(left).toFixed(1)} after cleanup; heap +${mb(full.heapUsed - before.heapUsed).toFixed(1)} / +${mb(after.heapUsed - before.heapUsed).toFixed(1)}`,
       );
-      const note = flood.problems.length > 0 ? `INVALID RUNS: ${flood.problems.join('; ')}` : undefined;
+      const problems = [...flood.problems];
+      if (screens && emulated.size < FLOOD_PTYS) problems.push(`only ${emulated.size} of ${FLOOD_PTYS} screens read`);
+      const note = problems.length > 0 ? `INVALID RUNS: ${problems.join('; ')}` : undefined;
       const extra = {
         before,
         full,
@@ -96,6 +105,7 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
         throughputMiBs: mb(plan.totalBytes) / flood.seconds,
         heapGrowthMiB: mb(full.heapUsed - before.heapUsed),
         heapAfterCleanupMiB: mb(after.heapUsed - before.heapUsed),
+        ...(screens ? { emulators: emulated.size } : {}),
       };
       rows.push({
         suite: 'memory',
