@@ -74,6 +74,11 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
  * prefilter pass instead of a string and an engine call per line.
  */
 function* joinedThenLines(text: string, multiline: RE2JS, test: (line: string) => boolean): Generator<LineSpan> {
+  // One line (an interactive answer, mostly): tested alone, so only one engine warms up for a fresh pattern.
+  if (text.indexOf('\n') === text.length - 1) {
+    if (text.length > 0 && test(text.slice(0, -1))) yield { start: 0, end: text.length - 1 };
+    return;
+  }
   const matcher = multiline.matcher(text);
   for (let from = 0; from < text.length && matcher.find(from); ) {
     const at = matcher.start();

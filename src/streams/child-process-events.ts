@@ -15,11 +15,11 @@ export type ChildEvent =
  * A child process's stdout, stderr, exit, close and error as one stream, in the order Node reports them;
  * completes after `close`. Unsubscribing removes every listener it added.
  *
- * stdout is read one chunk at a time, then paused until the ingest gate grants a share of a later event-loop turn.
- * Flowing freely, libuv reads a ready pipe up to 32 times in a row (64 KiB each), so 16 flooding PTYs held the
- * host's loop ~50 ms per turn (p99 170 ms). Paused, the stream reads at most its highWaterMark ahead and then
- * stops reading (the PTY holds the rest, the command blocks) until the gate resumes it. Order is kept, and
- * `close` still follows the last byte.
+ * stdout flows while the ingest gate admits its chunks (the turn's budget is not spent); past it, it is paused until
+ * the gate grants a share of a later event-loop turn. Flowing freely, libuv reads a ready pipe up to 32 times in
+ * a row (64 KiB each), so 16 flooding PTYs held the host's loop ~50 ms per turn (p99 170 ms). Paused, the stream
+ * reads at most its highWaterMark ahead and then stops reading (the PTY holds the rest, the command blocks) until
+ * the gate resumes it. Order is kept, and `close` still follows the last byte.
  */
 export function childProcessEvents$(child: ChildProcess, gate: IngestGate): Observable<ChildEvent> {
   return new Observable<ChildEvent>((subscriber) => {
@@ -28,6 +28,7 @@ export function childProcessEvents$(child: ChildProcess, gate: IngestGate): Obse
     const resume = () => stdout?.resume();
     const onStdout = (chunk: Buffer) => {
       subscriber.next({ kind: 'stdout', chunk });
+      if (gate.admit(chunk.length)) return;
       stdout?.pause();
       cancelResume = gate.defer(chunk.length, resume);
     };

@@ -7,23 +7,38 @@ interface Waiting {
 }
 
 /**
- * Shares each turn of the host's event loop among the PTYs that have output waiting. A PTY's stdout delivers one
- * chunk (up to 64 KiB), pauses and queues here; once per turn the gate resumes queued PTYs, oldest first, until
- * their expected chunks add up to the budget, and keeps the rest queued for the next turn. Without it, one chunk
- * per PTY per turn still meant 16 × 64 KiB rendered in one turn under a flood: ~45 ms of event-loop lag p99
- * (docs/PERFORMANCE.md). One PTY alone is never held back (a chunk is at most 64 KiB, under the budget), and the
- * queue holds each live PTY at most once, so it is bounded by the registry's limit on PTYs.
+ * Shares each turn of the host's event loop among the PTYs that have output. A chunk that fits what is left of this
+ * turn's budget, with nobody queued, is simply taken: the PTY keeps flowing (one PTY alone never pauses, and pays
+ * no pause, no `setImmediate` and no resume per chunk). Past the budget, a PTY pauses and queues here; once per
+ * turn the gate resumes queued PTYs, oldest first, until their expected chunks add up to the budget, and keeps the
+ * rest queued for the next turn. Without it, 16 flooding PTYs rendered 16 × 64 KiB in one turn: ~45 ms of
+ * event-loop lag p99 (docs/PERFORMANCE.md). The queue holds each live PTY at most once, so it is bounded by the
+ * registry's limit on PTYs; a turn renders at most about twice the budget plus one chunk per flowing PTY.
  */
 export class IngestGate {
   /** Insertion order is resume order: a PTY not resumed this turn keeps its place at the front. */
   private readonly waiting = new Map<number, Waiting>();
   private nextTicket = 1;
   private armed = false;
+  /** Bytes taken without a pause since the last turn of the gate. */
+  private spent = 0;
 
   constructor(
     private readonly budgetBytes: number = INGEST_BYTES_PER_TURN,
     private readonly schedule: (turn: () => void) => void = setImmediate,
   ) {}
+
+  /**
+   * A chunk of `bytes` was just delivered: true if it fits this turn's budget and nobody waits (the stream keeps
+   * flowing); false if the caller must pause and `defer`.
+   */
+  admit(bytes: number): boolean {
+    if (this.waiting.size > 0 || this.spent + bytes > this.budgetBytes) return false;
+    this.spent += bytes;
+    // The budget is per turn: a turn of the gate gives it back.
+    this.arm();
+    return true;
+  }
 
   /**
    * The caller has just delivered `bytes` and paused; `resume` is called in a later turn, when the budget allows.
@@ -51,6 +66,7 @@ export class IngestGate {
 
   private turn(): void {
     this.armed = false;
+    this.spent = 0;
     let granted = 0;
     for (const [ticket, waiting] of this.waiting) {
       // At least one per turn, so a chunk larger than the whole budget still gets through.

@@ -88,6 +88,35 @@ describe('IngestGate', () => {
     expect(gate.queued).toBe(0);
   });
 
+  it('admits chunks without a pause while the turn has budget and nobody waits, and gives the budget back each turn', () => {
+    const { l, gate, resumed } = setup();
+    expect(gate.admit(60)).toBe(true);
+    expect(gate.admit(40)).toBe(true);
+    // 100 spent: the next chunk this turn must pause and queue.
+    expect(gate.admit(1)).toBe(false);
+    gate.defer(1, () => resumed.push('late'));
+    // Somebody waits: nobody goes ahead of it, even with budget left.
+    l.turn();
+    expect(resumed).toEqual(['late']);
+    expect(gate.admit(100)).toBe(true);
+    expect(l.pending).toBe(1);
+    l.turn();
+    expect(l.pending).toBe(0);
+    expect(gate.admit(100)).toBe(true);
+  });
+
+  it('keeps a queued PTY ahead of one that would flow', () => {
+    const { l, gate, resumed } = setup();
+    expect(gate.admit(150)).toBe(false);
+    gate.defer(150, () => resumed.push('big'));
+    expect(gate.admit(10)).toBe(false);
+    gate.defer(10, () => resumed.push('small'));
+    l.turn();
+    l.turn();
+    expect(resumed).toEqual(['big', 'small']);
+    expect(gate.admit(10)).toBe(true);
+  });
+
   it('goes idle when nothing waits, and wakes for the next chunk', () => {
     const { l, gate, resumed } = setup();
     gate.defer(10, () => resumed.push('first'));
