@@ -3,6 +3,10 @@
  * once, offers the five pty_* tools to the model with exactly the JSON schemas our zod describes (bounds
  * included), and runs. Skipped until `npm run build` has produced dist/index.js (`npm run test:e2e` builds first).
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 import { PTY_TOOLS } from '../../src/tools/definitions.js';
 import { MockModel, text, toolCall } from './mock-model.js';
@@ -11,7 +15,9 @@ import {
   localPtyViaConfigKey,
   localPtyViaPluginsDir,
   localPtyViaProjectPluginsDir,
+  OPENCODE_BIN,
   OpencodeHarness,
+  REPO_ROOT,
   useHarnessCleanup,
   type HarnessOptions,
 } from './opencode-harness.js';
@@ -109,4 +115,33 @@ describeBuilt('built plugin loads in OpenCode', () => {
       }
     },
   );
+});
+
+describeBuilt("the native line scan in the host's own runtime", () => {
+  it("loads under OpenCode's Bun (WebAssembly with SIMD) and agrees with a byte count, so Bun ingests as Node does", () => {
+    // The opencode executable is Bun; BUN_BE_BUN makes it run a script as Bun would.
+    const probe = [
+      `import { lineScanner } from ${JSON.stringify(path.join(REPO_ROOT, 'dist', 'buffer', 'line-scan.js'))};`,
+      "const bytes = Buffer.from('y\\n'.repeat(1000) + 'x'.repeat(100) + '\\n');",
+      'const plain = lineScanner?.load(bytes);',
+      'console.log(JSON.stringify({ bun: typeof Bun, loaded: lineScanner !== undefined, plain, lines: lineScanner?.groups(0, bytes.length).count }));',
+    ].join('\n');
+    const dir = mkdtempSync(path.join(tmpdir(), 'line-scan-bun-'));
+    try {
+      writeFileSync(path.join(dir, 'probe.mjs'), probe);
+      const out = execFileSync(OPENCODE_BIN, [path.join(dir, 'probe.mjs')], {
+        env: { ...process.env, BUN_BE_BUN: '1' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual({
+        bun: 'object',
+        loaded: true,
+        plain: true,
+        lines: 1001,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
