@@ -70,16 +70,19 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
           }),
         );
       let reader: NodeJS.Timeout | undefined;
+      // A round in flight when the flood ends must not schedule another (it would read PTYs removed by then).
+      let flowing = true;
       const flood = await pluginFlood(harness, plan, (ids) => {
         if (!screens) return;
         // Every PTY's emulator made and kept busy: one screen read of each, again and again while the flood runs.
         const again = () => {
           screenReads = readScreens(ids).then(() => {
-            reader = setTimeout(again, SCREEN_READ_EVERY_MS);
+            if (flowing) reader = setTimeout(again, SCREEN_READ_EVERY_MS);
           });
         };
         again();
       });
+      flowing = false;
       clearTimeout(reader);
       await screenReads;
       if (screens) await readScreens(flood.ids);
