@@ -115,6 +115,12 @@ export const SCAN_CACHE_MAX_AGE_MS = 1_000;
 export const LINGER_POLL_MS = 500;
 /** How often a lingering PTY's session gets a full /proc scan (new members made by lingering ones are found then). */
 export const LINGER_FULL_SCAN_MS = 5_000;
+/**
+ * How long the orphan guard (src/engine/orphan-guard.ts) stays after its last PTY has ended, for the next one: an
+ * agent often runs PTYs one after another, and starting the guard blocks the host's loop 1.6–2 ms and delays the
+ * new PTY's first output by about 1 ms (docs/PERFORMANCE.md). Closing the plugin ends an idle guard at once.
+ */
+export const ORPHAN_GUARD_LINGER_MS = 30_000;
 /** How long after spawn we look for script's child (the PTY session leader). */
 export const SESSION_LEADER_LOOKUP_MS = 3_000;
 export const SESSION_LEADER_POLL_MS = 2;

@@ -19,6 +19,7 @@ import {
 import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { checkCommandBounds } from '../engine/command-bounds.js';
+import { orphanGuard } from '../engine/orphan-guard.js';
 import { Reaper } from '../engine/reaper.js';
 import { shellCommandLine } from '../engine/shell-quote.js';
 import {
@@ -393,6 +394,8 @@ export class LocalPty {
       }),
     );
     await lastValueFrom(work$, { defaultValue: undefined });
+    // A guard kept for the next PTY has none to wait for now (another instance's PTYs keep theirs guarded).
+    orphanGuard.stopIfIdle();
     this.subscriptions.unsubscribe();
     this.notifications$.complete();
     this.watches$.complete();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { ORPHAN_GUARD_LINGER_MS } from '../limits.js';
 import { fixedEnvironment } from './environment.js';
 import { BASH_PATH } from './system-paths.js';
 
@@ -56,7 +57,9 @@ const GUARD_PROGRAM = [
  * So while PTYs run, one small detached bash (its own session: a signal to the host's process group does not
  * reach it) holds the read end of a pipe from the host and the list of live PTY session ids. When the host
  * exits, by any signal or SIGKILL, the pipe reaches EOF and the guard kills those sessions. When the last PTY
- * has ended, the host closes the pipe with an empty list and the guard exits: it only exists while PTYs do.
+ * has ended, the guard stays ORPHAN_GUARD_LINGER_MS for the next one, then the host closes the pipe with an empty
+ * list and the guard exits; closing the plugin ends an idle guard at once. It exists only while PTYs do, or did
+ * moments ago.
  *
  * A session id is listed from the moment its leader is seen until the session is EMPTY (not when `script`
  * closes: members the program left behind are guarded too), and Linux does not reuse a pid while it names a
@@ -70,19 +73,33 @@ export class OrphanGuard {
   private readonly sessions = new Set<number>();
   /** Guards started and not yet reaped: the current one and any still exiting (at most one per stop). */
   private readonly alive = new Set<number>();
+  private lingering: NodeJS.Timeout | undefined;
+
+  constructor(private readonly lingerMs: number = ORPHAN_GUARD_LINGER_MS) {}
 
   /** Guards the terminal session `sessionId` until `release`. */
   watch(sessionId: number): void {
     if (this.sessions.has(sessionId)) return;
+    this.stopLingering();
     this.sessions.add(sessionId);
     if (this.child) this.send(`+${sessionId}`);
     else this.start();
   }
 
-  /** The PTY has ended: forget its session; with none left, the guard exits. */
+  /** The PTY has ended: forget its session; with none left, the guard exits once it has lingered. */
   release(sessionId: number): void {
     if (!this.sessions.delete(sessionId)) return;
     this.send(`-${sessionId}`);
+    if (this.sessions.size > 0 || this.child === undefined) return;
+    if (this.lingerMs <= 0) return this.stop();
+    this.lingering = setTimeout(() => this.stopIfIdle(), this.lingerMs);
+    // Never what keeps the host alive.
+    this.lingering.unref();
+  }
+
+  /** With no session to guard, the guard exits now (the plugin is closing). */
+  stopIfIdle(): void {
+    this.stopLingering();
     if (this.sessions.size === 0) this.stop();
   }
 
@@ -98,8 +115,14 @@ export class OrphanGuard {
 
   /** What the host's death does: the pipe closes with the sessions still listed (for tests). */
   abandon(): void {
+    this.stopLingering();
     this.sessions.clear();
     this.stop();
+  }
+
+  private stopLingering(): void {
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
   }
 
   private start(): void {

@@ -1,4 +1,5 @@
-import { sleep } from '../testkit/waits.js';
+import { orphanGuard } from '../engine/orphan-guard.js';
+import { sleep, waitFor } from '../testkit/waits.js';
 import { SmokeFailure } from './expect.js';
 import type { SmokeBackend } from './backends.js';
 import { realBackend } from './backends.js';
@@ -94,6 +95,12 @@ export async function runScenarioOnce(
   backend: SmokeBackend = realBackend,
   run = 1,
 ): Promise<RunResult> {
+  // The orphan guard may still be waiting for a next PTY from the last run, holding a pipe: counted from none.
+  orphanGuard.stopIfIdle();
+  // (A guard with sessions left, not this runner's, stays; the count then starts with it.)
+  await waitFor(() => orphanGuard.pids.size === 0 || undefined, 'the idle guard to exit', CLEANUP_SETTLE_MS).catch(
+    () => undefined,
+  );
   const before = holdings();
   const started = performance.now();
   const errors: string[] = [];

@@ -42,8 +42,8 @@ export type ChildProcess = ProcStat & { readonly comm: string };
 
 /**
  * Direct children of this process, zombies included (a zombie child is a leak: nobody reaped it). The orphan
- * guard is left out unless asked for: it belongs to the plugin, lives exactly while PTYs do and exits on its own
- * once the last one has ended (test/engine/orphan-guard.test.ts proves it), so its coming and going is not a PTY
+ * guard is left out unless asked for: it belongs to the plugin, lives while PTYs do (and a while after, for the
+ * next) and exits on its own (test/engine/orphan-guard.test.ts proves it), so its coming and going is not a PTY
  * started or left behind.
  */
 export function childrenOfSelf(options: { readonly withOrphanGuard?: boolean } = {}): ChildProcess[] {

@@ -37,7 +37,7 @@ describe('OrphanGuard', () => {
   });
 
   it('exits without killing anything once every session is released, and starts again for the next', async () => {
-    const guard = new OrphanGuard();
+    const guard = new OrphanGuard(0);
     const leader = stubbornSession();
     started.push(leader);
     const sid = leader.pid!;
@@ -53,6 +53,39 @@ describe('OrphanGuard', () => {
     expect(guard.pid).not.toBe(first);
     expect(isRunning(guard.pid!)).toBe(true);
     guard.release(sid);
+  });
+
+  it('stays for the next PTY after its last one ended, exits once it has lingered, and at once when closed idle', async () => {
+    const guard = new OrphanGuard(300);
+    const leader = stubbornSession();
+    started.push(leader);
+    const sid = leader.pid!;
+    guard.watch(sid);
+    const first = guard.pid!;
+    guard.release(sid);
+    // Still there: the next PTY is guarded by the same process, with no new bash started.
+    expect(guard.pid).toBe(first);
+    guard.watch(sid);
+    expect(guard.pid).toBe(first);
+    guard.release(sid);
+    await sleep(100);
+    expect(isRunning(first)).toBe(true);
+    await waitFor(() => !isRunning(first), 'the idle guard exits after lingering', 5_000);
+    expect(guard.pid).toBeUndefined();
+    expect(isRunning(sid)).toBe(true);
+
+    guard.watch(sid);
+    const second = guard.pid!;
+    guard.release(sid);
+    guard.stopIfIdle();
+    expect(guard.pid).toBeUndefined();
+    await waitFor(() => !isRunning(second), 'an idle guard exits at once when the plugin closes', 2_000);
+    // Closing with a session still guarded changes nothing.
+    guard.watch(sid);
+    guard.stopIfIdle();
+    expect(isRunning(guard.pid!)).toBe(true);
+    guard.release(sid);
+    guard.stopIfIdle();
   });
 
   it('ignores lines that are not a session id, and a release of an unknown session', async () => {

@@ -1,3 +1,4 @@
+import { orphanGuard } from '../../src/engine/orphan-guard.js';
 import { spawn } from 'node:child_process';
 import {
   mkdirSync,
@@ -250,6 +251,8 @@ describe('PTY engine with real script processes', () => {
   it('leaves no descriptor, zombie or orphan after 200 spawn/kill cycles', async () => {
     // Warm up lazily created host descriptors (e.g. libuv's signal pipe) before counting.
     await await new PtyProbe({ command: 'true' }).exited();
+    // The guard it started stays for the next PTY, holding its pipe: counted from a host with no guard.
+    orphanGuard.stopIfIdle();
     await sleep(100);
     const fdsBefore = openFdCount();
     const marker = `lpty-cycle-${process.pid}`;
@@ -261,6 +264,8 @@ describe('PTY engine with real script processes', () => {
       await Promise.all(probes.map((p) => p.output(marker)));
       await Promise.all(probes.map((p) => p.dispose()));
     }
+    // The guard stays a while for the next PTY; what a closing plugin does ends it (orphan-guard.test.ts).
+    orphanGuard.stopIfIdle();
     await waitFor(() => childrenOfSelf({ withOrphanGuard: true }).length === 0, 'every child is reaped', 5_000);
     expect(pidsWithMarker(marker)).toEqual([]);
     expect(openFdCount()).toBe(fdsBefore);
