@@ -195,6 +195,11 @@ export class LineRenderer {
     }
   }
 
+  /** Between sequences, with no half of a surrogate pair held: the next chunk starts afresh. */
+  get atGround(): boolean {
+    return this.state === State.Ground && this.pendingHigh === '';
+  }
+
   /** The unterminated current line as it looks now (cached until it changes). */
   partial(): string {
     return this.line.partial();

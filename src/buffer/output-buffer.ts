@@ -66,6 +66,8 @@ export class OutputBuffer {
   private readonly store: LineStore;
   private readonly raw: RawTail;
   private readonly scanner: LineScanner | undefined;
+  /** The raw end of the newest chunk not known to be plain (see plainFrom). */
+  private unplainEnd = 0;
 
   constructor(options: OutputBufferOptions = {}) {
     const overhead = integerAtLeast('lineOverheadChars', options.lineOverheadChars ?? LINE_OVERHEAD_CHARS, 0);
@@ -98,6 +100,8 @@ export class OutputBuffer {
       this.scanner !== undefined && bytes?.length === chunk.length && this.scanner.load(bytes)
         ? this.scanner
         : undefined;
+    // Plain, and begun outside any sequence (a plain chunk may end one the last chunk began, e.g. `49h`).
+    if (scanned === undefined || !this.renderer.atGround) this.unplainEnd = this.raw.total;
     // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
     this.renderer.render(chunk, this.store, scanned);
     this.store.fit(this.partialChars());
@@ -200,6 +204,25 @@ export class OutputBuffer {
       if (/\S/.test(line)) return line;
     }
     return undefined;
+  }
+
+  /**
+   * Whether everything from absolute raw offset `offset` on is known to be plain: printable ASCII and `\n` only,
+   * in chunks that began outside any escape sequence (the native scan says so per chunk, at no extra cost). A screen
+   * reads a plain flood from its end (see lazy-screen.ts). False whenever unsure.
+   */
+  plainFrom(offset: number): boolean {
+    return this.unplainEnd <= offset;
+  }
+
+  /** Absolute raw offset of the oldest kept raw character. */
+  get rawStart(): number {
+    return this.raw.start;
+  }
+
+  /** Absolute raw offset of the newest `\n` before `before` in the kept raw output, or -1. */
+  lastRawLineFeedBefore(before: number): number {
+    return this.raw.lastLineFeedBefore(before);
   }
 
   /** The newest raw output, escape sequences and carriage returns untouched. */

@@ -45,6 +45,31 @@ export class RawTail {
     return this.total - this.oldest();
   }
 
+  /** Absolute offset of the oldest character a read can return. */
+  get start(): number {
+    return this.oldest();
+  }
+
+  /**
+   * Absolute offset of the newest `\n` before absolute offset `before` in the kept text, or -1: chunk by chunk from
+   * the newest, with lastIndexOf (a backwards memchr), joining nothing.
+   */
+  lastLineFeedBefore(before: number): number {
+    const oldest = this.oldest();
+    let end = this.total;
+    for (let index = this.chunks.length - 1; index >= this.head && end > oldest; index--) {
+      const chunk = this.chunks[index] as string;
+      const start = end - chunk.length;
+      if (start < before) {
+        const at = chunk.lastIndexOf('\n', Math.min(before, end) - start - 1);
+        if (at !== -1 && start + at >= oldest) return start + at;
+        if (at !== -1) return -1;
+      }
+      end = start;
+    }
+    return -1;
+  }
+
   /**
    * The kept text from absolute offset `offset` to the end; when `offset` is older than what is kept, from the
    * oldest kept character, and then `from > offset` says output was lost in between.

@@ -6,6 +6,13 @@ export interface RawSource {
   rawSince(offset: number): { text: string; from: number };
 }
 
+/** What lets a screen read a plain flood from its end without reading all that is kept (see OutputBuffer). */
+export interface PlainFloodSource extends RawSource {
+  readonly rawStart: number;
+  plainFrom(offset: number): boolean;
+  lastRawLineFeedBefore(before: number): number;
+}
+
 /**
  * Whether the program is on the alternate screen, known without an emulator: a scan of the raw output since the
  * last look for the newest switch (a regular expression over new output only, far cheaper than emulating it).
@@ -14,6 +21,16 @@ export interface RawSource {
 export class AltScreenState {
   private offset = 0;
   private active = false;
+
+  /** The state as last looked at, without looking again. */
+  alternateNow(): boolean {
+    return this.active;
+  }
+
+  /** Output up to absolute offset `end` is known to hold no switch (a plain flood): nothing to scan. */
+  skipPlain(end: number): void {
+    this.offset = Math.max(this.offset, end);
+  }
 
   /** The absolute raw offset it has looked up to. */
   get seenTo(): number {

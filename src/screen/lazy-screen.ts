@@ -2,9 +2,9 @@ import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS, SCREEN_SKIP_FROM_CHARS } from '../limits.js';
 import type { KeyModes } from '../keys/encode-key.js';
-import { AltScreenState, type RawSource } from './alt-screen-state.js';
+import { AltScreenState, type PlainFloodSource } from './alt-screen-state.js';
 import { lastAltToggle, RESET_SEQUENCE_OVERLAP, restartPoint } from './reset-points.js';
-import { skipPoint } from './skip-ahead.js';
+import { skipPoint, skipPointFrom, tailStart } from './skip-ahead.js';
 import { createTerminal, cursorHidden, plainDefaults, type TerminalSize, type XtermTerminal } from './xterm.js';
 
 /** What a person would see on the terminal now. */
@@ -22,6 +22,8 @@ export interface ScreenSnapshot {
 }
 
 const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
+/** Rows of the newest plain output read for a screen during a flood: 2 × rows + 2 must follow the row edge entered at. */
+const plainTailRows = (rows: number): number => 2 * rows + 4;
 const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
 
 /**
@@ -51,7 +53,7 @@ export class LazyScreen {
   private tailSkips = 0;
 
   constructor(
-    private readonly source: RawSource,
+    private readonly source: PlainFloodSource,
     private size: TerminalSize,
     /** Backlogs this long may be entered late (see skipScrolledOff); tests lower it. */
     private readonly skipFromChars = SCREEN_SKIP_FROM_CHARS,
@@ -123,6 +125,12 @@ export class LazyScreen {
 
   /** Feeds the emulator (made now if need be) everything up to the current end of the output. */
   private async caughtUp(): Promise<XtermTerminal> {
+    const flood = this.plainFloodTail();
+    if (flood !== undefined) {
+      await feed(flood.terminal, flood.text);
+      this.fedTo = flood.end;
+      return flood.terminal;
+    }
     // One read of the kept output serves both: the alternate-screen state (from a little before where it looked
     // last, for a switch split there) and the emulator (from where it was fed to).
     const kept = this.source.rawSince(
@@ -156,6 +164,49 @@ export class LazyScreen {
   }
 
   /**
+   * A screen read during a flood of plain output (printable ASCII and line feeds, as the buffer knows per chunk at
+   * no cost) reads only the newest few screens of it: no switch, clear or mode can be in the backlog, so the screen
+   * is its last rows, entered at a row edge found from the end (skip-ahead.ts). Nothing else of the megabyte kept
+   * is joined or scanned. Undefined when that does not apply; the general way then gives the same screen.
+   */
+  private plainFloodTail(): { terminal: XtermTerminal; text: string; end: number } | undefined {
+    const source = this.source;
+    const end = source.totalRawChars;
+    const from = Math.max(this.fedTo, source.rawStart);
+    if (end - from < this.skipFromChars || !source.plainFrom(from)) return undefined;
+    // Output was lost (or no emulator yet): a fresh one, as a restart makes.
+    const current = this.terminal !== undefined && from === this.fedTo ? this.terminal : undefined;
+    if (current !== undefined && !plainDefaults(current)) return undefined;
+    const size = current === undefined ? this.size : { rows: current.rows, cols: current.cols };
+    const tailFrom = Math.max(from, end - plainTailRows(size.rows) * (size.cols + 1));
+    const text = source.rawSince(tailFrom).text;
+    // Where the line the tail begins in started, which places its row edges: after a line feed; else where this
+    // emulator's input starts (a fresh one at column 0, as a restart feeds it), less the cursor's column.
+    const lineFeed = source.lastRawLineFeedBefore(tailFrom);
+    const lineStart =
+      lineFeed >= from ? lineFeed + 1 : from - (current === undefined ? 0 : current.buffer.active.cursorX);
+    const tail = tailStart(text, (tailFrom - lineStart) % size.cols, size);
+    if (tail <= 0) return undefined;
+    const point = skipPointFrom(text.slice(tail), { row: 0, col: 0 }, size);
+    if (point === undefined) return undefined;
+    const alternate = this.alternate.alternateNow();
+    this.alternate.skipPlain(end);
+    let prefix = '';
+    let terminal = current;
+    if (terminal === undefined) {
+      this.terminal?.dispose();
+      terminal = this.fresh();
+      // As restartPoint says of plain output: nothing in it redraws the whole screen.
+      this.incomplete = from > 0;
+      this.normalScreenLost = this.incomplete;
+      if (from > 0 && alternate) prefix = ENTER_ALTERNATE_SCREEN;
+    }
+    this.skips++;
+    this.tailSkips++;
+    return { terminal, text: `${prefix}\x1b[${point.row + 1};${point.col + 1}H${text.slice(tail + point.index)}`, end };
+  }
+
+  /**
    * A long backlog of plain lines is entered where what precedes it has scrolled off the screen: the screen is the
    * same, and a flood read by screen costs a character loop, not the emulator's parse, for all but its last screens.
    */
@@ -175,7 +226,7 @@ export class LazyScreen {
 
   /** New output after a restart may redraw the whole screen (whole again) or go back to the lost normal screen. */
   private noteRedraws(text: string, onAlternate: boolean): void {
-    match(restartPoint(text, false).kind)
+    match(restartPoint(text, onAlternate, onAlternate).kind)
       .with('none', () => undefined)
       .with('alternate', () => {
         // Whole now; an incomplete normal screen shows again when the program leaves.

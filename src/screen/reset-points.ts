@@ -29,6 +29,23 @@ export function lastAltToggle(text: string, before = text.length): AltToggle | u
   return m === undefined ? undefined : { index: m.index, enter: m[1] === 'h' };
 }
 
+/**
+ * The newest switch that changed the screen, given whether the program was on the alternate screen where `text`
+ * starts (`initial`; undefined when unknown, and then a first switch counts). A switch to the screen already shown
+ * does nothing in a terminal (xterm keeps the alternate screen's content), so it redraws nothing either.
+ */
+function lastAltSwitch(text: string, initial: boolean | undefined): AltToggle | undefined {
+  ALT_SCREEN_TOGGLE.lastIndex = 0;
+  let state = initial;
+  let last: AltToggle | undefined;
+  for (let m = ALT_SCREEN_TOGGLE.exec(text); m !== null; m = ALT_SCREEN_TOGGLE.exec(text)) {
+    const enter = m[1] === 'h';
+    if (state !== enter) last = { index: m.index, enter };
+    state = enter;
+  }
+  return last;
+}
+
 /** The newest whole-screen clear or full reset. */
 export function lastClear(text: string): number | undefined {
   return lastMatch(SCREEN_CLEAR, text, text.length)?.index;
@@ -47,10 +64,11 @@ export interface RestartPoint {
 
 /**
  * Where to restart a fresh emulator in `text`, the kept output after some was lost. `alternateBefore` is whether the
- * program was on the alternate screen where `text` starts (as far as is known).
+ * program was on the alternate screen where `text` starts (as far as is known: it decides only when no switch is in
+ * the text); `initial`, when known for sure, tells a switch that changed nothing from one that did.
  */
-export function restartPoint(text: string, alternateBefore: boolean): RestartPoint {
-  const toggle = lastAltToggle(text);
+export function restartPoint(text: string, alternateBefore: boolean, initial?: boolean): RestartPoint {
+  const toggle = lastAltSwitch(text, initial);
   const clear = lastClear(text);
   // On the alternate screen since a switch in the text: everything it shows was drawn after it.
   if (toggle?.enter) return { kind: 'alternate', index: toggle.index, enterAlternate: false, incomplete: false };

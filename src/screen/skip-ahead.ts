@@ -47,9 +47,10 @@ export function skipPoint(
 /**
  * Where the cursor is at column 0 (after a line feed, or after whole rows of a line that wrapped) and at least two
  * screen heights of rows follow, going back from the end: lines by lastIndexOf, a long line cut at a row edge when
- * every character before the cut is printable. 0 when there is no such place.
+ * every character before the cut is printable. `startCol` is the column the text's first character is written at
+ * (it places the row edges of a line that began before the text). 0 when there is no such place.
  */
-function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize): number {
+export function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize): number {
   // From the worst-case row (the top), rows - 1 moves reach the bottom and rows + 1 scrolls more make a new screen.
   const need = 2 * rows + 2;
   let advances = 0;
@@ -83,7 +84,7 @@ function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize)
  * Undefined when the plain text does not scroll a screen height past a first scroll, or runs into anything else
  * (a non-ASCII character, whose width the model does not know, or any other control or escape sequence).
  */
-function skipPointFrom(
+export function skipPointFrom(
   text: string,
   cursor: { readonly row: number; readonly col: number },
   { rows, cols }: TerminalSize,

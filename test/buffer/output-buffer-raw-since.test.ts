@@ -58,3 +58,53 @@ describe('OutputBuffer raw offsets (totalRawChars, rawSince)', () => {
     );
   });
 });
+
+describe('OutputBuffer raw helpers for a screen read from the end (rawStart, lastRawLineFeedBefore, plainFrom)', () => {
+  it('property: the newest kept line feed before any offset, as a search of the kept text finds it', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.stringMatching(/^[ab\n]{0,12}$/), { maxLength: 20 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (chunks, maxRawChars, picks) => {
+          const buffer = new OutputBuffer({ maxRawChars });
+          for (const chunk of chunks) buffer.append(chunk);
+          const { text, from } = buffer.rawSince(0);
+          expect(buffer.rawStart).toBe(from);
+          for (const pick of [...picks, buffer.totalRawChars, from, 0]) {
+            const before = pick % (buffer.totalRawChars + 2);
+            const at = text.lastIndexOf('\n', before - from - 1);
+            const expected = before <= from || at === -1 ? -1 : from + at;
+            expect(buffer.lastRawLineFeedBefore(before)).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is plain from an offset only after chunks of printable ASCII and line feeds, each begun outside a sequence', () => {
+    const buffer = new OutputBuffer();
+    const append = (text: string) => buffer.append(text, Buffer.from(text, 'utf8'));
+    append('hello\n');
+    expect(buffer.plainFrom(0)).toBe(true);
+    append('red \x1b[31m');
+    const afterColor = buffer.totalRawChars;
+    expect(buffer.plainFrom(0)).toBe(false);
+    expect(buffer.plainFrom(afterColor)).toBe(true);
+    append('\x1b[?10');
+    const split = buffer.totalRawChars;
+    // Plain bytes, but they end the sequence the last chunk began: not plain for a reader from the end.
+    append('49hmore text\n');
+    expect(buffer.plainFrom(split)).toBe(false);
+    const afterSplit = buffer.totalRawChars;
+    append('x'.repeat(100));
+    expect(buffer.plainFrom(afterSplit)).toBe(true);
+    // Without its bytes (or not ASCII), a chunk is never known plain.
+    buffer.append('plain but unscanned\n');
+    expect(buffer.plainFrom(afterSplit)).toBe(false);
+    append('héllo\n');
+    expect(buffer.plainFrom(buffer.totalRawChars - 6)).toBe(false);
+    expect(buffer.plainFrom(buffer.totalRawChars)).toBe(true);
+  });
+});

@@ -194,6 +194,22 @@ describe('restart points', () => {
       incomplete: true,
     });
   });
+
+  it('take a switch to the screen already shown for what a terminal takes it: nothing', () => {
+    // Entered once, then again: the content shown was drawn after the first.
+    expect(restartPoint('a\x1b[?1049hb\x1b[?1049hc', false, false)).toMatchObject({ kind: 'alternate', index: 1 });
+    // Known to be on the alternate screen already: neither switch redraws it.
+    expect(restartPoint('a\x1b[?1049hb\x1b[?1049hc', true, true)).toEqual({
+      kind: 'none',
+      index: 0,
+      enterAlternate: true,
+      incomplete: true,
+    });
+    // Unknown where it started: the first switch counts, as before.
+    expect(restartPoint('a\x1b[?1049hb\x1b[?1049hc', true)).toMatchObject({ kind: 'alternate', index: 1 });
+    // A leave while on the normal screen already changes nothing either.
+    expect(restartPoint('x\x1b[?1049ly\x1b[2Jz', false, false)).toMatchObject({ kind: 'clear', index: 10 });
+  });
 });
 
 describe('entering a long plain backlog late', () => {
@@ -325,5 +341,77 @@ describe('entering a long plain backlog late', () => {
     );
     // The late entry was taken, often: this property is about it.
     expect(skipped).toBeGreaterThan(100);
+  });
+});
+
+describe('a screen read during a plain flood reads only its newest screens', () => {
+  const plainLine = fc.oneof(
+    fc.stringMatching(/^[a-z0-9 ]{0,8}$/),
+    fc.nat({ max: 300 }).map((n) => `${'w'.repeat(n)}${n}`),
+  );
+  // Chunks of plain lines, sometimes a long run without a line feed, sometimes a color or a switch between them.
+  const chunk = fc.oneof(
+    { arbitrary: fc.array(plainLine, { maxLength: 60 }).map((lines) => lines.join('\n')), weight: 5 },
+    {
+      arbitrary: fc.constantFrom('\x1b[31m', '\x1b[?1049h', '\x1b[?1049l', '\x1b[H\x1b[2J', '\x1b]2;t\x07', '\x1b[?10'),
+      weight: 1,
+    },
+  );
+
+  it('property: the same screen as the general way, and as a terminal fed every byte when complete', async () => {
+    const counts = { reads: 0, fromTail: 0 };
+    await fc.assert(
+      fc.asyncProperty(
+        // A look now and then: between two, switches and colors must not be skipped over unseen.
+        fc.array(
+          fc.tuple(
+            chunk,
+            fc.nat({ max: 3 }).map((n) => n === 0),
+          ),
+          { minLength: 1, maxLength: 40 },
+        ),
+        fc.constantFrom(undefined, 600, 3_000),
+        async (steps, maxRawChars) => {
+          const options = maxRawChars === undefined ? {} : { maxRawChars };
+          // With the bytes (the flood path can apply) and without (the general way only).
+          const withBytes = new OutputBuffer(options);
+          const without = new OutputBuffer(options);
+          const flood = new LazyScreen(withBytes, size, 1);
+          const general = new LazyScreen(without, size, 1);
+          let all = '';
+          for (const [text, look] of steps) {
+            withBytes.append(text, Buffer.from(text, 'utf8'));
+            without.append(text);
+            all += text;
+            if (!look) continue;
+            const [a, b] = [await flood.snapshot(), await general.snapshot()];
+            counts.reads++;
+            expect(a).toEqual(b);
+            if (!a.incomplete) {
+              const whole = createTerminal(size);
+              let title = '';
+              whole.onTitleChange((t) => (title = t));
+              await new Promise<void>((resolve) => whole.write(all, resolve));
+              expect(a.rows).toEqual(screenRows(whole));
+              // With output lost, "complete" is about the rows, as the other properties here hold it: a restart keeps
+              // no cursor or title from before its point, and a switch lost with the output is not known. With
+              // nothing lost, all of it must be right.
+              if (maxRawChars === undefined) {
+                expect(a.alternateScreen).toBe(whole.buffer.active.type === 'alternate');
+                expect(a.title).toBe(title);
+              }
+              whole.dispose();
+            }
+          }
+          expect(await flood.snapshot()).toEqual(await general.snapshot());
+          counts.fromTail += (flood as unknown as { tailSkips: number }).tailSkips;
+          flood.dispose();
+          general.dispose();
+        },
+      ),
+      { numRuns: 200 },
+    );
+    // The flood path was taken often: this property is about it.
+    expect(counts.fromTail).toBeGreaterThan(counts.reads / 10);
   });
 });
