@@ -91,7 +91,10 @@ export class OrphanGuard {
     if (!this.sessions.delete(sessionId)) return;
     this.send(`-${sessionId}`);
     if (this.sessions.size > 0 || this.child === undefined) return;
-    if (this.lingerMs <= 0) return this.stop();
+    if (this.lingerMs <= 0) {
+      this.stop();
+      return;
+    }
     this.lingering = setTimeout(() => this.stopIfIdle(), this.lingerMs);
     // Never what keeps the host alive.
     this.lingering.unref();
