@@ -157,6 +157,11 @@ export const DEFAULT_WAIT_TIMEOUT_MS = 30_000;
 /** The longest a single tool call may wait. */
 export const MAX_WAIT_TIMEOUT_MS = 300_000;
 export const MIN_WAIT_TIMEOUT_MS = 1;
+/**
+ * New output is matched against a wait's or watch rule's pattern in blocks of about this many characters of whole
+ * lines: one engine call per block, line by line only in a block that matched (src/patterns/linear-pattern.ts).
+ */
+export const MATCH_BLOCK_CHARS = 4_096;
 /** The shortest quiet period a wait accepts: below it, a pause between two chunks of one answer ends the wait. */
 export const MIN_QUIET_MS = 50;
 /** Lines of the output that arrived during a wait that its result carries (the newest); pty_read from the cursor gives the rest. */

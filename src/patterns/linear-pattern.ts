@@ -1,6 +1,6 @@
 import { RE2JS, RE2JSException } from 're2js';
 import { PtyError } from '../errors.js';
-import { MAX_PATTERN_CHARS } from '../limits.js';
+import { MATCH_BLOCK_CHARS, MAX_PATTERN_CHARS } from '../limits.js';
 
 /**
  * A pattern that runs on live output, in the host's own thread, after every chunk: it must never backtrack.
@@ -67,11 +67,11 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
 }
 
 /**
- * One engine pass over the whole text, and a line is tested alone only where a match starts. A line that
- * matches alone matches at the same place in the text (with ^ and $ at line ends, and a line's ends look to \b
- * like the text's), so no line before the leftmost match can match alone; a match there may span lines (\s
- * matches a newline), so its line is tested alone, and the search goes on after it. 2-byte lines cost one native
- * prefilter pass instead of a string and an engine call per line.
+ * The text in blocks of about MATCH_BLOCK_CHARS whole lines, each tested in one engine call; only a block that
+ * matches is tested line by line. A line that matches alone matches in its block (with ^ and $ at line ends, and
+ * a line's ends look to \b like the text's), so no line is missed; a block may match only across lines (\s
+ * matches a newline), and its lines then all fail alone. re2js's `test` runs its fast matcher; asking where a
+ * match starts (`find`) ran 15x slower on a case-insensitive alternation, for every chunk that did not match.
  */
 function* joinedThenLines(text: string, multiline: RE2JS, test: (line: string) => boolean): Generator<LineSpan> {
   // One line (an interactive answer, mostly): tested alone, so only one engine warms up for a fresh pattern.
@@ -79,14 +79,17 @@ function* joinedThenLines(text: string, multiline: RE2JS, test: (line: string) =
     if (text.length > 0 && test(text.slice(0, -1))) yield { start: 0, end: text.length - 1 };
     return;
   }
-  const matcher = multiline.matcher(text);
-  for (let from = 0; from < text.length && matcher.find(from); ) {
-    const at = matcher.start();
-    const start = at === 0 ? 0 : text.lastIndexOf('\n', at - 1) + 1;
-    const end = text.indexOf('\n', at);
-    if (end === -1) return;
-    if (test(text.slice(start, end))) yield { start, end };
-    from = end + 1;
+  for (let block = 0; block < text.length; ) {
+    const last = text.indexOf('\n', Math.min(block + MATCH_BLOCK_CHARS, text.length) - 1);
+    const blockEnd = last === -1 ? text.length : last + 1;
+    if (multiline.test(blockEnd - block === text.length ? text : text.slice(block, blockEnd))) {
+      for (let start = block, end = text.indexOf('\n', start); end !== -1 && end < blockEnd; ) {
+        if (test(text.slice(start, end))) yield { start, end };
+        start = end + 1;
+        end = text.indexOf('\n', start);
+      }
+    }
+    block = blockEnd;
   }
 }
 

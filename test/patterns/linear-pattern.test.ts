@@ -83,6 +83,33 @@ describe('compileLinearPattern', () => {
     );
   });
 
+  it('matchingLines over texts of many blocks: every line that matches alone, in order, at its offsets', () => {
+    const sources = ['^b', 'a$', 'a\\sb', 'x{3}', '(?i)B.*C', 'c\\n?a', '^$'];
+    const patterns = sources.map((p) => compileLinearPattern('p', p));
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...patterns),
+        // Mostly lines that do not match, long enough that the text spans several MATCH_BLOCK_CHARS blocks.
+        fc.array(
+          fc.oneof({ arbitrary: fc.constant('y'.repeat(97)), weight: 30 }, fc.stringMatching(/^[abcx ]{0,6}$/)),
+          {
+            minLength: 60,
+            maxLength: 400,
+          },
+        ),
+        (pattern, lines) => {
+          const text = lines.map((l) => `${l}\n`).join('');
+          const expected: Array<{ start: number; end: number }> = [];
+          for (let i = 0, at = 0; i < lines.length; at += (lines[i] as string).length + 1, i++) {
+            if (pattern.test(lines[i] as string)) expected.push({ start: at, end: at + (lines[i] as string).length });
+          }
+          expect([...pattern.matchingLines(text)]).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('agrees with RegExp on simple literal patterns', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-c]{1,3}$/), fc.stringMatching(/^[a-c ]{0,20}$/), (word, line) => {
