@@ -59,6 +59,9 @@ export class LineStore implements LineSink {
   /** Where the line after the last one read starts (valid while it is retained): reads go forward. */
   private cursorLine = -1;
   private cursorStart = 0;
+  /** Where the last joinedFrom ended: the next line's absolute index and start offset. */
+  private joinedTo = -1;
+  private joinedToStart = 0;
   /** Start of the oldest retained line. */
   private firstStart = 0;
   /** End of the newest line. */
@@ -170,7 +173,8 @@ export class LineStore implements LineSink {
     if (first >= this.total) return text;
     const sealed = this.open.length > 0 ? this.openFirst : this.total;
     if (first < sealed) {
-      const from = this.startOf(first);
+      // A scanner of new output asks from where its last call ended: that start is known without a lookup.
+      const from = first === this.joinedTo && first > this.dropped ? this.joinedToStart : this.startOf(first);
       const until = this.open.length > 0 ? this.openStart : this.end;
       for (let p = this.pieceIndex(from); p >= 0 && p < this.pieces.length; p++) {
         const piece = this.pieces[p] as Piece;
@@ -186,6 +190,8 @@ export class LineStore implements LineSink {
       text += this.open[line - this.openFirst] as string;
       text += '\n';
     }
+    this.joinedTo = this.total;
+    this.joinedToStart = this.end;
     return text;
   }
 

@@ -34,6 +34,7 @@ describe('LineStore', () => {
           const all: string[] = [];
           const cost = (line: string) => line.length + 1 + overhead;
           let retained = 0;
+          let scannedTo = 0;
           for (const step of ops) {
             let reserve = 0;
             if (step.kind === 'line') {
@@ -61,6 +62,14 @@ describe('LineStore', () => {
             expect(store.chars).toBe(chars);
             expect(kept.map((_, i) => store.text(store.dropped + i))).toEqual(kept);
             expect(store.joined()).toBe(kept.map((line) => `${line}\n`).join(''));
+            // As a scanner of new output reads: from where its last read ended, after every step.
+            expect(store.joinedFrom(scannedTo)).toBe(
+              kept
+                .slice(Math.max(scannedTo - store.dropped, 0))
+                .map((line) => `${line}\n`)
+                .join(''),
+            );
+            scannedTo = all.length;
             // From any line on, older than the oldest retained one included: what a scanner of new output reads.
             for (let n = store.dropped - 1; n <= all.length; n++) {
               expect(store.joinedFrom(n)).toBe(
