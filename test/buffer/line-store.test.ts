@@ -57,11 +57,6 @@ describe('LineStore', () => {
             // (Every generated line fits alone, so outside a fit the newest line always stays.)
             while (retained > 0 && chars + reserve > maxChars) chars -= cost(all[all.length - retained--] as string);
             const kept = all.slice(all.length - retained);
-            expect(store.size).toBe(kept.length);
-            expect(store.dropped).toBe(all.length - kept.length);
-            expect(store.chars).toBe(chars);
-            expect(kept.map((_, i) => store.text(store.dropped + i))).toEqual(kept);
-            expect(store.joined()).toBe(kept.map((line) => `${line}\n`).join(''));
             // As a scanner of new output reads: from where its last read ended, after every step.
             expect(store.joinedFrom(scannedTo)).toBe(
               kept
@@ -70,6 +65,11 @@ describe('LineStore', () => {
                 .join(''),
             );
             scannedTo = all.length;
+            expect(store.size).toBe(kept.length);
+            expect(store.dropped).toBe(all.length - kept.length);
+            expect(store.chars).toBe(chars);
+            expect(kept.map((_, i) => store.text(store.dropped + i))).toEqual(kept);
+            expect(store.joined()).toBe(kept.map((line) => `${line}\n`).join(''));
             // From any line on, older than the oldest retained one included: what a scanner of new output reads.
             for (let n = store.dropped - 1; n <= all.length; n++) {
               expect(store.joinedFrom(n)).toBe(
