@@ -36,13 +36,18 @@ describe('OrphanGuard', () => {
     await waitFor(() => !isRunning(guardPid), 'the guard exits', 5_000);
   });
 
-  it('exits without killing anything once every session is released, and starts again for the next', async () => {
-    const guard = new OrphanGuard(0);
+  /** A guard (lingering `lingerMs` after its last session) watching one stubborn session: the guard's first pid. */
+  function guarding(lingerMs: number) {
+    const guard = new OrphanGuard(lingerMs);
     const leader = stubbornSession();
     started.push(leader);
     const sid = leader.pid!;
     guard.watch(sid);
-    const first = guard.pid!;
+    return { guard, sid, first: guard.pid! };
+  }
+
+  it('exits without killing anything once every session is released, and starts again for the next', async () => {
+    const { guard, sid, first } = guarding(0);
     guard.release(sid);
     expect(guard.pid).toBeUndefined();
     await waitFor(() => !isRunning(first), 'the idle guard exits', 5_000);
@@ -56,12 +61,7 @@ describe('OrphanGuard', () => {
   });
 
   it('stays for the next PTY after its last one ended, exits once it has lingered, and at once when closed idle', async () => {
-    const guard = new OrphanGuard(300);
-    const leader = stubbornSession();
-    started.push(leader);
-    const sid = leader.pid!;
-    guard.watch(sid);
-    const first = guard.pid!;
+    const { guard, sid, first } = guarding(300);
     guard.release(sid);
     // Still there: the next PTY is guarded by the same process, with no new bash started.
     expect(guard.pid).toBe(first);
