@@ -50,6 +50,11 @@ const C1_OSC = 0x9d;
 const C1_PM = 0x9e;
 const C1_APC = 0x9f;
 const REPLACEMENT = '\uFFFD';
+const QUESTION = 0x3f;
+/** The DEC private modes that switch to the alternate screen and back: 1049 (saves the cursor), 1047, 47. */
+const ALTERNATE_SCREEN_MODES: ReadonlySet<number> = new Set([47, 1047, 1049]);
+/** A parameter stops growing here: only its value up to the largest mode above matters. */
+const MAX_CSI_PARAM = 99_999;
 
 /**
  * What plain text stops at: controls, and surrogates (their pairing is checked one by one). `\n` is looked for
@@ -96,6 +101,12 @@ export class LineRenderer {
   private csiFirstParam = -1;
   private csiInFirstParam = true;
   private csiIgnored = false;
+  /** A `CSI ?` sequence (DEC private modes): applied to nothing on the line, but it may switch screens. */
+  private csiPrivate = false;
+  private csiParam = -1;
+  private csiSwitchesScreen = false;
+  /** Whether the program is on the alternate screen, from every switch it wrote (see alternateScreen). */
+  private onAlternate = false;
   /** A high surrogate ending a chunk waits for its low half: a pair split by the chunking is still one character. */
   private pendingHigh = '';
 
@@ -195,6 +206,14 @@ export class LineRenderer {
     }
   }
 
+  /**
+   * Whether the program is on the alternate screen (vim, less, top): every switch it wrote was seen here, at ingest,
+   * so this is known however much output has been dropped since, without an emulator.
+   */
+  get alternateScreen(): boolean {
+    return this.onAlternate;
+  }
+
   /** Between sequences, with no half of a surrogate pair held: the next chunk starts afresh. */
   get atGround(): boolean {
     return this.state === State.Ground && this.pendingHigh === '';
@@ -278,6 +297,9 @@ export class LineRenderer {
     this.csiFirstParam = -1;
     this.csiInFirstParam = true;
     this.csiIgnored = false;
+    this.csiPrivate = false;
+    this.csiParam = -1;
+    this.csiSwitchesScreen = false;
   }
 
   private escape(unit: number): void {
@@ -294,6 +316,10 @@ export class LineRenderer {
       case 0x5f: // _
         this.state = State.EscapeString;
         return;
+      case 0x63: // c: a full reset, which leaves the alternate screen
+        this.onAlternate = false;
+        this.state = State.Ground;
+        return;
       default:
         // `ESC ( B` and friends carry intermediates before their final; `ESC \`, `ESC 7` … end here.
         this.state = unit < 0x30 ? State.EscapeIntermediate : State.Ground;
@@ -303,15 +329,32 @@ export class LineRenderer {
   private csi(unit: number): void {
     if (unit >= 0x40) {
       this.state = State.Ground;
-      if (!this.csiIgnored) this.dispatchCsi(unit);
+      if (this.csiPrivate) this.dispatchPrivate(unit);
+      else if (!this.csiIgnored) this.dispatchCsi(unit);
     } else if (unit >= 0x30 && unit <= 0x39) {
       if (this.csiInFirstParam) this.csiFirstParam = Math.max(this.csiFirstParam, 0) * 10 + (unit - 0x30);
+      this.csiParam = Math.min(Math.max(this.csiParam, 0) * 10 + (unit - 0x30), MAX_CSI_PARAM);
     } else if (unit === 0x3b || unit === 0x3a) {
       this.csiInFirstParam = false;
+      this.endPrivateParam();
+    } else if (unit === QUESTION && this.csiFirstParam === -1 && this.csiInFirstParam && !this.csiIgnored) {
+      this.csiPrivate = true;
     } else {
-      // Private markers (`?`, `>` …) and intermediates: never one of the in-line sequences applied here.
+      // Other private markers (`>`, `=` …) and intermediates: never a sequence applied here.
       this.csiIgnored = true;
+      this.csiPrivate = false;
     }
+  }
+
+  private endPrivateParam(): void {
+    if (ALTERNATE_SCREEN_MODES.has(this.csiParam)) this.csiSwitchesScreen = true;
+    this.csiParam = -1;
+  }
+
+  /** DECSET / DECRST (`CSI ? … h` / `l`) of 47, 1047 or 1049 switch screens, as xterm does for any of them in the list. */
+  private dispatchPrivate(final: number): void {
+    this.endPrivateParam();
+    if (this.csiSwitchesScreen && (final === 0x68 || final === 0x6c)) this.onAlternate = final === 0x68;
   }
 
   private dispatchCsi(final: number): void {

@@ -215,6 +215,14 @@ export class OutputBuffer {
     return this.unplainEnd <= offset;
   }
 
+  /**
+   * Whether the program is on the alternate screen (vim, less, top): the renderer sees every switch as it arrives,
+   * so this stays right however much output is dropped later.
+   */
+  get alternateScreen(): boolean {
+    return this.renderer.alternateScreen;
+  }
+
   /** Absolute raw offset of the oldest kept raw character. */
   get rawStart(): number {
     return this.raw.start;

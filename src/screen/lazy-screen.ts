@@ -2,8 +2,8 @@ import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS, SCREEN_SKIP_FROM_CHARS } from '../limits.js';
 import type { KeyModes } from '../keys/encode-key.js';
-import { AltScreenState, type PlainFloodSource } from './alt-screen-state.js';
-import { lastAltToggle, RESET_SEQUENCE_OVERLAP, restartPoint } from './reset-points.js';
+import { lastAltToggle, restartPoint } from './reset-points.js';
+import type { ScreenSource } from './screen-source.js';
 import { skipPoint, skipPointFrom, tailStart } from './skip-ahead.js';
 import { createTerminal, cursorHidden, plainDefaults, type TerminalSize, type XtermTerminal } from './xterm.js';
 
@@ -40,7 +40,6 @@ export class LazyScreen {
   private incomplete = false;
   /** Restarted on the alternate screen: the normal screen beneath it was never seen, and shows again when it leaves. */
   private normalScreenLost = false;
-  private readonly alternate = new AltScreenState();
   private queue: Promise<unknown> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | undefined;
   private lastOutputAt = 0;
@@ -53,15 +52,15 @@ export class LazyScreen {
   private tailSkips = 0;
 
   constructor(
-    private readonly source: PlainFloodSource,
+    private readonly source: ScreenSource,
     private size: TerminalSize,
     /** Backlogs this long may be entered late (see skipScrolledOff); tests lower it. */
     private readonly skipFromChars = SCREEN_SKIP_FROM_CHARS,
   ) {}
 
-  /** Whether the program is on the alternate screen (vim, less, top), cheaply, without the emulator. */
+  /** Whether the program is on the alternate screen (vim, less, top), as the buffer saw it: no emulator needed. */
   alternateScreenActive(): boolean {
-    return this.alternate.update(this.source);
+    return this.source.alternateScreen;
   }
 
   /** Whether an emulator exists (made on first need). */
@@ -131,14 +130,9 @@ export class LazyScreen {
       this.fedTo = flood.end;
       return flood.terminal;
     }
-    // One read of the kept output serves both: the alternate-screen state (from a little before where it looked
-    // last, for a switch split there) and the emulator (from where it was fed to).
-    const kept = this.source.rawSince(
-      Math.max(0, Math.min(this.fedTo, this.alternate.seenTo - RESET_SEQUENCE_OVERLAP)),
-    );
-    const alternateBefore = this.alternate.updateWith(kept.text, kept.from);
-    const from = Math.max(kept.from, this.fedTo);
-    let text = from > kept.from ? kept.text.slice(from - kept.from) : kept.text;
+    const kept = this.source.rawSince(this.fedTo);
+    const from = kept.from;
+    let text = kept.text;
     const end = from + text.length;
     let terminal = this.terminal;
     if (terminal === undefined || from > this.fedTo) {
@@ -146,7 +140,7 @@ export class LazyScreen {
       terminal = this.fresh();
       // Output was lost: start where the screen was last redrawn whole. (From the very start, nothing was lost.)
       if (from > 0) {
-        const point = restartPoint(text, alternateBefore);
+        const point = restartPoint(text, this.source.alternateScreen);
         text = (point.enterAlternate ? ENTER_ALTERNATE_SCREEN : '') + text.slice(point.index);
         this.incomplete = point.incomplete;
         this.normalScreenLost = point.kind === 'alternate' || point.enterAlternate || point.incomplete;
@@ -189,8 +183,7 @@ export class LazyScreen {
     if (tail <= 0) return undefined;
     const point = skipPointFrom(text.slice(tail), { row: 0, col: 0 }, size);
     if (point === undefined) return undefined;
-    const alternate = this.alternate.alternateNow();
-    this.alternate.skipPlain(end);
+    const alternate = this.source.alternateScreen;
     let prefix = '';
     let terminal = current;
     if (terminal === undefined) {

@@ -1,15 +1,12 @@
 /**
  * Where in raw terminal output the screen starts over, so an emulator that fell behind the kept output can be
- * restarted there. Sequences split across two scans are found by scanning with an overlap (see AltScreenState).
+ * restarted there.
  */
 
 /** Alternate screen on/off: xterm's 1049 (saves the cursor), 1047, and the original 47. */
 const ALT_SCREEN_TOGGLE = /\x1b\[\?(?:1049|1047|47)([hl])/g;
 /** Erase the whole screen (`ESC [ 2 J`) or a full reset (`ESC c`, RIS). */
 const SCREEN_CLEAR = /\x1b\[2J|\x1bc/g;
-
-/** The longest sequence above, less one: how far a scan must look back to catch one split by a chunk edge. */
-export const RESET_SEQUENCE_OVERLAP = '\x1b[?1049h'.length - 1;
 
 export interface AltToggle {
   readonly index: number;

@@ -415,3 +415,58 @@ describe('a screen read during a plain flood reads only its newest screens', () 
     expect(counts.fromTail).toBeGreaterThan(counts.reads / 10);
   });
 });
+
+describe('the alternate screen, known from every switch the program wrote', () => {
+  it('property: the buffer says what xterm says, for any switches, resets, look-alikes and chunking', async () => {
+    const piece = fc.constantFrom(
+      '\x1b[?1049h',
+      '\x1b[?1049l',
+      '\x1b[?47h',
+      '\x1b[?1047l',
+      '\x1b[?1;1049h',
+      '\x1b[?1047;25l',
+      '\x9b?1049l',
+      '\x1bc',
+      '\x1b[1049h',
+      '\x1b[>1049h',
+      '\x1b[?25l',
+      '\x1b[?10',
+      '49h',
+      'text\n',
+      '\x18',
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        async (pieces, cuts) => {
+          const all = pieces.join('');
+          const buffer = new OutputBuffer();
+          let at = 0;
+          for (const cut of [...cuts.map((c) => c % (all.length + 1)).sort((a, b) => a - b), all.length]) {
+            buffer.append(all.slice(at, Math.max(at, cut)));
+            at = Math.max(at, cut);
+          }
+          const terminal = createTerminal(size);
+          await new Promise<void>((resolve) => terminal.write(all, resolve));
+          expect(buffer.alternateScreen).toBe(terminal.buffer.active.type === 'alternate');
+          terminal.dispose();
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is known long after the switch itself was dropped from what is kept (top, redrawing for minutes)', async () => {
+    const buffer = new OutputBuffer({ maxRawChars: 2_000 });
+    buffer.append('$ top\n\x1b[?1049h');
+    for (let frame = 0; frame < 200; frame++) buffer.append(`\x1b[Htop - frame ${frame}\x1b[K\r\nTasks: 1\x1b[J`);
+    expect(buffer.rawSince(0).text).not.toContain('\x1b[?1049h');
+    const screen = new LazyScreen(buffer, size);
+    expect(screen.alternateScreenActive()).toBe(true);
+    const snap = await screen.snapshot();
+    expect(snap).toMatchObject({ alternateScreen: true, incomplete: true });
+    expect(snap.rows.slice(0, 2)).toEqual(['top - frame 199', 'Tasks: 1']);
+    screen.dispose();
+  });
+});

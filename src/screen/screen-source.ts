@@ -1,0 +1,15 @@
+/** What a LazyScreen reads: the PTY's raw output with absolute offsets, and what the buffer knows of it (OutputBuffer). */
+export interface ScreenSource {
+  /** Characters of raw output ever appended: the absolute offset of the end. */
+  readonly totalRawChars: number;
+  /** The kept raw text from `offset` on; `from > offset` says output was lost in between. */
+  rawSince(offset: number): { text: string; from: number };
+  /** Absolute offset of the oldest kept raw character. */
+  readonly rawStart: number;
+  /** Whether everything from `offset` on is plain: printable ASCII and line feeds, begun outside any sequence. */
+  plainFrom(offset: number): boolean;
+  /** Absolute offset of the newest kept `\n` before `before`, or -1. */
+  lastRawLineFeedBefore(before: number): number;
+  /** Whether the program is on the alternate screen, from every switch it wrote, dropped output included. */
+  readonly alternateScreen: boolean;
+}
