@@ -295,31 +295,31 @@ describe('LineRenderer', () => {
 });
 
 describe('LineRenderer: the alternate screen, seen at ingest', () => {
-  const after = (...chunks: string[]) => {
+  const onAlternateAfter = (...chunks: string[]) => {
     const renderer = new LineRenderer();
     for (const chunk of chunks) renderer.push(chunk);
     return renderer.alternateScreen;
   };
 
   it('follows DECSET/DECRST 1049, 1047 and 47, in a list too, split across chunks, and in the 8-bit form', () => {
-    expect(after('vim\n\x1b[?1049h')).toBe(true);
-    expect(after('\x1b[?1049h', 'file\n', '\x1b[?1049l')).toBe(false);
-    expect(after('\x1b[?47h')).toBe(true);
-    expect(after('\x1b[?1047h')).toBe(true);
-    expect(after('\x1b[?1;1049h')).toBe(true);
-    expect(after('\x1b[?1049;1h')).toBe(true);
-    expect(after('\x1b[?10', '49h')).toBe(true);
-    expect(after('\x9b?1049h')).toBe(true);
+    expect(onAlternateAfter('vim\n\x1b[?1049h')).toBe(true);
+    expect(onAlternateAfter('\x1b[?1049h', 'file\n', '\x1b[?1049l')).toBe(false);
+    expect(onAlternateAfter('\x1b[?47h')).toBe(true);
+    expect(onAlternateAfter('\x1b[?1047h')).toBe(true);
+    expect(onAlternateAfter('\x1b[?1;1049h')).toBe(true);
+    expect(onAlternateAfter('\x1b[?1049;1h')).toBe(true);
+    expect(onAlternateAfter('\x1b[?10', '49h')).toBe(true);
+    expect(onAlternateAfter('\x9b?1049h')).toBe(true);
     // A full reset leaves it.
-    expect(after('\x1b[?1049h', 'x', '\x1bc')).toBe(false);
+    expect(onAlternateAfter('\x1b[?1049h', 'x', '\x1bc')).toBe(false);
   });
 
   it('is not fooled by look-alikes: no `?`, another marker, another final, another mode, or a cancelled sequence', () => {
-    expect(after('\x1b[1049h')).toBe(false);
-    expect(after('\x1b[>1049h')).toBe(false);
-    expect(after('\x1b[?1049x')).toBe(false);
-    expect(after('\x1b[?25h\x1b[?1h')).toBe(false);
-    expect(after('\x1b[?10\x1849h')).toBe(false);
-    expect(after('\x1b[?10490h')).toBe(false);
+    expect(onAlternateAfter('\x1b[1049h')).toBe(false);
+    expect(onAlternateAfter('\x1b[>1049h')).toBe(false);
+    expect(onAlternateAfter('\x1b[?1049x')).toBe(false);
+    expect(onAlternateAfter('\x1b[?25h\x1b[?1h')).toBe(false);
+    expect(onAlternateAfter('\x1b[?10\x1849h')).toBe(false);
+    expect(onAlternateAfter('\x1b[?10490h')).toBe(false);
   });
 });
