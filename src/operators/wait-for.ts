@@ -58,12 +58,13 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
       const events$ = activity$.pipe(share());
       const fromActivity$ = events$.pipe(
         endWith({ kind: 'exit' } as const),
-        map((event) =>
-          match(event)
-            .with({ kind: 'output' }, (): WaitOutcome<M> | undefined => {
-              const found = scan?.();
-              return found === undefined ? undefined : { reason: 'match', match: found };
-            })
+        map((event): WaitOutcome<M> | undefined => {
+          // Output, the event of every chunk, goes the short way (see PtySession.onEvent); the rest is matched.
+          if (event.kind === 'output') {
+            const found = scan?.();
+            return found === undefined ? undefined : { reason: 'match', match: found };
+          }
+          return match(event)
             .with({ kind: 'stopping' }, ({ reason }): WaitOutcome<M> | undefined =>
               match(reason)
                 .with('kill', () => ({ reason: 'killed' }) as const)
@@ -73,8 +74,8 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
                 .exhaustive(),
             )
             .with({ kind: 'exit' }, () => ({ reason: 'exit' }) as const)
-            .exhaustive(),
-        ),
+            .exhaustive();
+        }),
         filter((outcome): outcome is WaitOutcome<M> => outcome !== undefined),
       );
       const quiet$: Observable<WaitOutcome<M>> =

@@ -340,11 +340,14 @@ function scriptProcess$(
     };
 
     let exitCode: { code: number | null; signal: string | null } = { code: null, signal: null };
-    const childSubscription = childEvents$.subscribe((event) =>
+    const childSubscription = childEvents$.subscribe((event) => {
+      // Output, the event of every chunk, goes the short way (see PtySession.onEvent); the rest is matched.
+      if (event.kind === 'stdout') {
+        const { chunk } = event;
+        emit({ kind: 'output', text: decoder.write(chunk), bytes: chunk.length, source: chunk });
+        return;
+      }
       match(event)
-        .with({ kind: 'stdout' }, ({ chunk }) =>
-          emit({ kind: 'output', text: decoder.write(chunk), bytes: chunk.length, source: chunk }),
-        )
         .with({ kind: 'stderr' }, ({ chunk }) => {
           if (stderr.length < MAX_SCRIPT_STDERR_CHARS)
             stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
@@ -365,8 +368,8 @@ function scriptProcess$(
           exitCode = { code, signal };
           lingerOrComplete();
         })
-        .exhaustive(),
-    );
+        .exhaustive();
+    });
 
     // The session leader: script forks, the child calls setsid() and execs the wrapper, which reports its pid on the
     // argv channel; /proc is polled too, for a report that never comes.
