@@ -3,9 +3,8 @@ import { LINE_SCAN_WASM_BASE64 } from './wasm/line-scan-binary.js';
 
 /** Lines per index group of a plain run (LineStore's GROUP_LINES): the wasm module counts in 64s. */
 export const SCAN_GROUP_LINES = 64;
-const MAX_CHUNK_BYTES = LINE_SCAN_MAX_CHUNK_BYTES;
 /** Where group ends are written: after the chunk; a chunk of n bytes has at most n / 64 of them. */
-const GROUP_ENDS_AT = MAX_CHUNK_BYTES;
+const GROUP_ENDS_AT = LINE_SCAN_MAX_CHUNK_BYTES;
 
 interface LineScanExports {
   readonly memory: { readonly buffer: ArrayBuffer };
@@ -33,8 +32,8 @@ export class LineScanner {
   private loaded = -1;
 
   private constructor(private readonly module: LineScanExports) {
-    this.bytes = new Uint8Array(module.memory.buffer, 0, MAX_CHUNK_BYTES);
-    this.ends = new Int32Array(module.memory.buffer, GROUP_ENDS_AT, MAX_CHUNK_BYTES / SCAN_GROUP_LINES);
+    this.bytes = new Uint8Array(module.memory.buffer, 0, LINE_SCAN_MAX_CHUNK_BYTES);
+    this.ends = new Int32Array(module.memory.buffer, GROUP_ENDS_AT, LINE_SCAN_MAX_CHUNK_BYTES / SCAN_GROUP_LINES);
   }
 
   /** The module, or undefined where WebAssembly (with SIMD) is not available: callers then scan in JS. */
@@ -55,7 +54,7 @@ export class LineScanner {
    */
   load(chunk: Uint8Array): boolean {
     this.loaded = -1;
-    if (chunk.length > MAX_CHUNK_BYTES) return false;
+    if (chunk.length > LINE_SCAN_MAX_CHUNK_BYTES) return false;
     this.bytes.set(chunk);
     this.loaded = chunk.length;
     return this.module.plain(chunk.length) === 1;

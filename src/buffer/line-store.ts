@@ -173,8 +173,7 @@ export class LineStore implements LineSink {
     if (first >= this.total) return text;
     const sealed = this.open.length > 0 ? this.openFirst : this.total;
     if (first < sealed) {
-      // A scanner of new output asks from where its last call ended: that start is known without a lookup.
-      const from = first === this.joinedTo && first > this.dropped ? this.joinedToStart : this.startOf(first);
+      const from = this.startOf(first);
       const until = this.open.length > 0 ? this.openStart : this.end;
       for (let p = this.pieceIndex(from); p >= 0 && p < this.pieces.length; p++) {
         const piece = this.pieces[p] as Piece;
@@ -198,6 +197,8 @@ export class LineStore implements LineSink {
   /** Where retained line `n` (not in the open piece) starts. */
   private startOf(n: number): number {
     if (n === this.cursorLine && n > this.dropped) return this.cursorStart;
+    // A scanner of new output asks from where its last joinedFrom ended: that start is known without a lookup.
+    if (n === this.joinedTo && n > this.dropped) return this.joinedToStart;
     if (n === this.dropped) return this.firstStart;
     const group = this.groupOf(n);
     let start = group === 0 ? this.firstStart : this.groupEnds.at(group - 1);
@@ -225,25 +226,17 @@ export class LineStore implements LineSink {
    */
   private dropOver(reserve: number, keep: number): void {
     const max = this.options.maxChars - reserve;
-    const overhead = this.options.overhead;
     if (this.chars > max) this.dropWholeGroups(max, keep);
     while (this.chars > max && this.size > keep) {
-      const groupEnd = this.groupEnds.at(0);
-      const groupLineEnd = this.groupLines.at(0);
-      const lines = groupLineEnd - this.dropped;
-      const cost = groupEnd - this.firstStart + lines * overhead;
-      if (lines === 1 || (this.chars - cost >= max && this.size - lines >= keep)) {
-        this.chars -= cost;
-        this.firstStart = groupEnd;
-        this.dropped = groupLineEnd;
-        this.groupEnds.drop(1);
-        this.groupLines.drop(1);
+      const lines = this.groupLines.at(0) - this.dropped;
+      if (lines === 1 || this.canDropWhole(1, max, keep)) {
+        this.dropGroups(1);
         continue;
       }
       // Groups of more than one line are runs, which are in pieces from the start.
       const piece = this.pieceAt(this.firstStart);
       const lineEnd = piece.start + piece.text.indexOf('\n', this.firstStart - piece.start) + 1;
-      this.chars -= lineEnd - this.firstStart + overhead;
+      this.chars -= lineEnd - this.firstStart + this.options.overhead;
       this.firstStart = lineEnd;
       this.dropped++;
     }
@@ -255,26 +248,34 @@ export class LineStore implements LineSink {
    * flood of 2-byte lines drops about 55 groups per chunk; one at a time, that loop was the buffer's largest cost.
    */
   private dropWholeGroups(max: number, keep: number): void {
-    const overhead = this.options.overhead;
-    const goes = (groups: number): boolean => {
-      const lines = this.groupLines.at(groups - 1) - this.dropped;
-      const cost = this.groupEnds.at(groups - 1) - this.firstStart + lines * overhead;
-      return this.chars - cost >= max && this.size - lines >= keep;
-    };
     let low = 0;
     let high = this.groupEnds.size;
     while (low < high) {
       const mid = (low + high + 1) >>> 1;
-      if (goes(mid)) low = mid;
+      if (this.canDropWhole(mid, max, keep)) low = mid;
       else high = mid - 1;
     }
-    if (low === 0) return;
-    const lines = this.groupLines.at(low - 1) - this.dropped;
-    this.chars -= this.groupEnds.at(low - 1) - this.firstStart + lines * overhead;
-    this.firstStart = this.groupEnds.at(low - 1);
-    this.dropped = this.groupLines.at(low - 1);
-    this.groupEnds.drop(low);
-    this.groupLines.drop(low);
+    if (low > 0) this.dropGroups(low);
+  }
+
+  /** Lines in the oldest `groups` groups, and what dropping them gives back to the bound. */
+  private groupsCost(groups: number): { lines: number; cost: number } {
+    const lines = this.groupLines.at(groups - 1) - this.dropped;
+    return { lines, cost: this.groupEnds.at(groups - 1) - this.firstStart + lines * this.options.overhead };
+  }
+
+  /** Whether the oldest `groups` groups can all go: what is left is still over `max`, with `keep` lines kept. */
+  private canDropWhole(groups: number, max: number, keep: number): boolean {
+    const { lines, cost } = this.groupsCost(groups);
+    return this.chars - cost >= max && this.size - lines >= keep;
+  }
+
+  private dropGroups(groups: number): void {
+    this.chars -= this.groupsCost(groups).cost;
+    this.firstStart = this.groupEnds.at(groups - 1);
+    this.dropped = this.groupLines.at(groups - 1);
+    this.groupEnds.drop(groups);
+    this.groupLines.drop(groups);
   }
 
   private seal(): void {

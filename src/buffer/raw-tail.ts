@@ -62,8 +62,8 @@ export class RawTail {
       const start = end - chunk.length;
       if (start < before) {
         const at = chunk.lastIndexOf('\n', Math.min(before, end) - start - 1);
-        if (at !== -1 && start + at >= oldest) return start + at;
-        if (at !== -1) return -1;
+        // The newest before `before`; in the oldest chunk it may lie in the part already dropped.
+        if (at !== -1) return start + at >= oldest ? start + at : -1;
       }
       end = start;
     }

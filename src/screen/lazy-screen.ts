@@ -4,7 +4,7 @@ import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS, SCREEN_SKIP_FROM_CHARS
 import type { KeyModes } from '../keys/encode-key.js';
 import { lastAltToggle, restartPoint } from './reset-points.js';
 import type { ScreenSource } from './screen-source.js';
-import { skipPoint, skipPointFrom, tailStart } from './skip-ahead.js';
+import { skipPoint, skipPointFromTail } from './skip-ahead.js';
 import { createTerminal, cursorHidden, plainDefaults, type TerminalSize, type XtermTerminal } from './xterm.js';
 
 /** What a person would see on the terminal now. */
@@ -179,9 +179,8 @@ export class LazyScreen {
     const lineFeed = source.lastRawLineFeedBefore(tailFrom);
     const lineStart =
       lineFeed >= from ? lineFeed + 1 : from - (current === undefined ? 0 : current.buffer.active.cursorX);
-    const tail = tailStart(text, (tailFrom - lineStart) % size.cols, size);
-    if (tail <= 0) return undefined;
-    const point = skipPointFrom(text.slice(tail), { row: 0, col: 0 }, size);
+    // The whole backlog is plain (plainFrom): nothing before the tail needs a look.
+    const point = skipPointFromTail(text, (tailFrom - lineStart) % size.cols, size, () => true);
     if (point === undefined) return undefined;
     const alternate = this.source.alternateScreen;
     let prefix = '';
@@ -196,7 +195,7 @@ export class LazyScreen {
     }
     this.skips++;
     this.tailSkips++;
-    return { terminal, text: `${prefix}\x1b[${point.row + 1};${point.col + 1}H${text.slice(tail + point.index)}`, end };
+    return { terminal, text: `${prefix}\x1b[${point.row + 1};${point.col + 1}H${text.slice(point.index)}`, end };
   }
 
   /**

@@ -35,13 +35,25 @@ export function skipPoint(
   cursor: { readonly row: number; readonly col: number },
   size: TerminalSize,
 ): SkipPoint | undefined {
-  const tail = tailStart(text, cursor.col, size);
-  if (tail > 0 && isPlain(text.slice(0, tail))) {
-    // The row there is unknown: from the top row is the worst case (the most scrolls before the screen is new).
-    const point = skipPointFrom(text.slice(tail), { row: 0, col: 0 }, size);
-    if (point !== undefined) return { ...point, index: tail + point.index, fromTail: true };
-  }
-  return skipPointFrom(text, cursor, size);
+  return skipPointFromTail(text, cursor.col, size, isPlain) ?? skipPointFrom(text, cursor, size);
+}
+
+/**
+ * The skip point found from the end alone (see tailStart), or undefined: `startCol` is the column the text's first
+ * character is written at; `skippable` must say that what comes before the tail holds nothing the cursor model
+ * does not follow (a caller that knows the text is plain says so without a scan).
+ */
+export function skipPointFromTail(
+  text: string,
+  startCol: number,
+  size: TerminalSize,
+  skippable: (head: string) => boolean = isPlain,
+): SkipPoint | undefined {
+  const tail = tailStart(text, startCol, size);
+  if (tail <= 0 || !skippable(text.slice(0, tail))) return undefined;
+  // The row there is unknown: from the top row is the worst case (the most scrolls before the screen is new).
+  const point = skipPointFrom(text.slice(tail), { row: 0, col: 0 }, size);
+  return point === undefined ? undefined : { ...point, index: tail + point.index, fromTail: true };
 }
 
 /**
@@ -50,7 +62,7 @@ export function skipPoint(
  * every character before the cut is printable. `startCol` is the column the text's first character is written at
  * (it places the row edges of a line that began before the text). 0 when there is no such place.
  */
-export function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize): number {
+function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize): number {
   // From the worst-case row (the top), rows - 1 moves reach the bottom and rows + 1 scrolls more make a new screen.
   const need = 2 * rows + 2;
   let advances = 0;
