@@ -218,12 +218,14 @@ export class LazyScreen {
 
   /** New output after a restart may redraw the whole screen (whole again) or go back to the lost normal screen. */
   private noteRedraws(text: string, onAlternate: boolean): void {
-    match(restartPoint(text, onAlternate, onAlternate).kind)
+    const point = restartPoint(text, onAlternate, onAlternate);
+    match(point.kind)
       .with('none', () => undefined)
       .with('alternate', () => {
-        // Whole now; an incomplete normal screen shows again when the program leaves.
+        // Whole now (if the cursor was placed after the switch); an incomplete normal screen shows again when the
+        // program leaves.
         this.normalScreenLost ||= this.incomplete;
-        this.incomplete = false;
+        this.incomplete &&= point.incomplete;
       })
       .with('clear', () => {
         this.incomplete = false;

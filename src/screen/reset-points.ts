@@ -5,6 +5,11 @@
 
 /** Alternate screen on/off: xterm's 1049 (saves the cursor), 1047, and the original 47. */
 const ALT_SCREEN_TOGGLE = /\x1b\[\?(?:1049|1047|47)([hl])/g;
+/**
+ * An absolute cursor move (CUP, HVP) or a full reset. Switching to the alternate screen keeps the cursor where it
+ * was, so what a program writes after the switch lands where it does only once one of these has placed it.
+ */
+const CURSOR_PLACED = /\x1b\[[0-9;]*[Hf]|\x1bc/;
 /** Erase the whole screen (`ESC [ 2 J`) or a full reset (`ESC c`, RIS). */
 const SCREEN_CLEAR = /\x1b\[2J|\x1bc/g;
 
@@ -67,8 +72,12 @@ export interface RestartPoint {
 export function restartPoint(text: string, alternateBefore: boolean, initial?: boolean): RestartPoint {
   const toggle = lastAltSwitch(text, initial);
   const clear = lastClear(text);
-  // On the alternate screen since a switch in the text: everything it shows was drawn after it.
-  if (toggle?.enter) return { kind: 'alternate', index: toggle.index, enterAlternate: false, incomplete: false };
+  // On the alternate screen since a switch in the text: everything it shows was drawn after it, where the cursor
+  // was placed after it (a fresh emulator's cursor is not where the program's was at the switch).
+  if (toggle?.enter) {
+    const placed = CURSOR_PLACED.test(text.slice(toggle.index));
+    return { kind: 'alternate', index: toggle.index, enterAlternate: false, incomplete: !placed };
+  }
   if (toggle !== undefined) {
     // Back on the normal screen: whole only if it was cleared since; otherwise its saved content is lost.
     return clear !== undefined && clear > toggle.index

@@ -168,10 +168,16 @@ describe('LazyScreen', () => {
 
 describe('restart points', () => {
   it('prefer the newest switch to the alternate screen, a clear after leaving it, and flag nothing found', () => {
-    expect(restartPoint('aa\x1b[2Jbb\x1b[?1049hcc\x1b[2Jdd', false)).toMatchObject({
+    expect(restartPoint('aa\x1b[2Jbb\x1b[?1049h\x1b[Hcc\x1b[2Jdd', false)).toMatchObject({
       kind: 'alternate',
       index: 8,
       incomplete: false,
+    });
+    // The switch keeps the cursor where it was: until the program places it, a fresh screen cannot know where text lands.
+    expect(restartPoint('aa\x1b[2Jbb\x1b[?1049hcc\x1b[2Jdd', false)).toMatchObject({
+      kind: 'alternate',
+      index: 8,
+      incomplete: true,
     });
     expect(restartPoint('\x1b[?1049hx\x1b[?1049lyy\x1b[2Jz', false)).toMatchObject({
       kind: 'clear',
