@@ -92,6 +92,8 @@ export const TERMINATE_GRACE_MS = 2_000;
 export const TERMINATE_POLL_MS = 25;
 /** After the session is empty, how long `script` gets to exit by itself before it is killed. */
 export const SCRIPT_EXIT_BACKSTOP_MS = 1_000;
+/** After `script` is SIGKILLed, how long to wait for Node to reap it before the termination reports anyway. */
+export const SCRIPT_REAP_MS = 1_000;
 /** The whole termination, KILL sweeps included, never takes longer than this. */
 export const TERMINATE_TIMEOUT_MS = 10_000;
 /** After a sweep that emptied the session, script's close (and so the exit) follows within this. */

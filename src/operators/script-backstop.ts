@@ -4,7 +4,6 @@ import {
   map,
   merge,
   type Observable,
-  of,
   type OperatorFunction,
   type SchedulerLike,
   switchMap,
@@ -13,6 +12,7 @@ import {
   timeout,
   timer,
 } from 'rxjs';
+import { killAndReap } from './kill-and-reap.js';
 
 export interface BackstopOptions {
   readonly backstopMs: number;
@@ -22,23 +22,25 @@ export interface BackstopOptions {
    */
   readonly nudge: () => void;
   readonly nudgeMs: number;
+  /** After the kill at the backstop, how long to wait for script to be reaped (see killAndReap). */
+  readonly reapMs: number;
   readonly scheduler?: SchedulerLike;
 }
 
 /**
  * After a sweep, `script` exits by itself once its session is empty (with 128+n); this waits for that for at most
- * `backstopMs` and then kills `script` (a stuck one would hold the PTY and its master open). Adds to the report
- * whether it had to.
+ * `backstopMs` and then kills `script` (a stuck one would hold the PTY and its master open) and waits, at most
+ * `reapMs`, for it to be gone. Adds to the report whether it had to kill.
  *
  * @example
- * sweepSession(sweeper, options).pipe(scriptBackstop(exited$, () => kill(scriptPid, 'SIGKILL'), { backstopMs: 1_000, nudge, nudgeMs: 25 }))
+ * sweepSession(sweeper, options).pipe(scriptBackstop(exited$, () => kill(scriptPid, 'SIGKILL'), { backstopMs: 1_000, nudge, nudgeMs: 25, reapMs: 1_000 }))
  */
 export function scriptBackstop<R extends object>(
   exited$: Observable<unknown>,
   killScript: () => void,
   options: BackstopOptions,
 ): OperatorFunction<R, R & { readonly scriptKilled: boolean }> {
-  const { backstopMs, nudge, nudgeMs, scheduler } = options;
+  const { backstopMs, nudge, nudgeMs, reapMs, scheduler } = options;
   return (source) =>
     source.pipe(
       switchMap((report) =>
@@ -47,10 +49,10 @@ export function scriptBackstop<R extends object>(
           map(() => ({ ...report, scriptKilled: false })),
           timeout({
             first: backstopMs,
-            with: () => {
-              killScript();
-              return of({ ...report, scriptKilled: true });
-            },
+            with: () =>
+              killAndReap(exited$, killScript, { reapMs, ...(scheduler ? { scheduler } : {}) }).pipe(
+                map(() => ({ ...report, scriptKilled: true })),
+              ),
             ...(scheduler ? { scheduler } : {}),
           }),
         ),

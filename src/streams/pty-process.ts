@@ -32,6 +32,7 @@ import {
   MAX_MEMBER_COMMAND_CHARS,
   MAX_SCRIPT_STDERR_CHARS,
   SCRIPT_EXIT_BACKSTOP_MS,
+  SCRIPT_REAP_MS,
   SESSION_LEADER_FULL_SCAN_MS,
   SESSION_LEADER_LOOKUP_MS,
   SESSION_LEADER_POLL_MS,
@@ -47,6 +48,7 @@ import { ARGV_FD, scriptInvocation } from '../engine/script-invocation.js';
 import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/orphan-guard.js';
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
+import { killAndReap } from '../operators/kill-and-reap.js';
 import { scriptBackstop } from '../operators/script-backstop.js';
 import { sweepSession } from '../operators/sweep-session.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
@@ -240,15 +242,16 @@ function scriptProcess$(
         if (sid === null) {
           // The command never reached its own session: nothing but script and its fresh child to end.
           for (const c of childrenOf(pid)) signalQuietly(c.pid, 'SIGKILL');
-          killScript();
-          return of({ termed: 0, escalated: true, scriptKilled: true, survivors: NO_MEMBERS });
+          return killAndReap(exited$, killScript, { reapMs: SCRIPT_REAP_MS, ...(scheduler ? { scheduler } : {}) }).pipe(
+            map(() => ({ termed: 0, escalated: true, scriptKilled: true, survivors: NO_MEMBERS })),
+          );
         }
         const sweeper = procSweeper(sid, scriptStart, pid);
         return sweepSession(sweeper, {
           knownGroups: [sid],
           graceMs: TERMINATE_GRACE_MS,
           pollMs: TERMINATE_POLL_MS,
-          boundMs: TERMINATE_TIMEOUT_MS - SCRIPT_EXIT_BACKSTOP_MS,
+          boundMs: TERMINATE_TIMEOUT_MS - SCRIPT_EXIT_BACKSTOP_MS - SCRIPT_REAP_MS,
           maxFreezeScans: MAX_FREEZE_SCANS,
           ...(scheduler ? { scheduler } : {}),
         }).pipe(
@@ -256,6 +259,7 @@ function scriptProcess$(
             backstopMs: SCRIPT_EXIT_BACKSTOP_MS,
             nudge: sweeper.resumeOutsiders,
             nudgeMs: TERMINATE_POLL_MS,
+            reapMs: SCRIPT_REAP_MS,
             ...(scheduler ? { scheduler } : {}),
           }),
           map((r) => ({ ...r, survivors: describeMembers(r.survivors.map((m) => m.pid)) })),

@@ -248,6 +248,17 @@ describe('PTY engine with real script processes', () => {
     }
   });
 
+  it('a PTY cut before its program starts is gone (reaped, not just signalled) when the cut returns', async () => {
+    // A SIGKILL is delivered asynchronously: a termination that returned once it had signalled left script a live
+    // child for a moment, which a loaded machine stretched into a failing close test.
+    for (let round = 0; round < 30; round++) {
+      const probe = new PtyProbe({ command: 'sleep', args: ['30'] });
+      await new Promise((resolve) => setImmediate(resolve));
+      await probe.dispose();
+      expect(childrenOfSelf().filter((c) => c.state !== 'Z')).toEqual([]);
+    }
+  });
+
   it('leaves no descriptor, zombie or orphan after 200 spawn/kill cycles', async () => {
     // Warm up lazily created host descriptors (e.g. libuv's signal pipe) before counting.
     await await new PtyProbe({ command: 'true' }).exited();

@@ -14,6 +14,7 @@ describe('scriptBackstop', () => {
           backstopMs: 10,
           nudge: () => nudges.push(scheduler.now()),
           nudgeMs: 2,
+          reapMs: 5,
           scheduler,
         }),
       );
@@ -25,7 +26,29 @@ describe('scriptBackstop', () => {
     });
   });
 
-  it('kills script at the backstop and says so', () => {
+  it('kills script at the backstop, waits for it to be reaped, and says so', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      // Exits only once killed: the report follows the reap, not the kill.
+      const exited = hot('------------x');
+      const kills: number[] = [];
+      const out = of({ termed: 2 }).pipe(
+        scriptBackstop(exited, () => kills.push(scheduler.now()), {
+          backstopMs: 10,
+          nudge: () => undefined,
+          nudgeMs: 3,
+          reapMs: 5,
+          scheduler,
+        }),
+      );
+      expectObservable(out).toBe('12ms (r|)', { r: { termed: 2, scriptKilled: true } });
+      expectSubscriptions(exited.subscriptions).toBe(['^ 9ms !', '10ms ^-!']);
+      scheduler.flush();
+      expect(kills).toEqual([10]);
+    });
+  });
+
+  it('reports at the reap bound when a killed script is never reaped', () => {
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const exited = cold('-');
@@ -35,11 +58,12 @@ describe('scriptBackstop', () => {
           backstopMs: 10,
           nudge: () => undefined,
           nudgeMs: 3,
+          reapMs: 5,
           scheduler,
         }),
       );
-      expectObservable(out).toBe('10ms (r|)', { r: { termed: 2, scriptKilled: true } });
-      expectSubscriptions(exited.subscriptions).toBe('^ 9ms !');
+      expectObservable(out).toBe('15ms (r|)', { r: { termed: 2, scriptKilled: true } });
+      expectSubscriptions(exited.subscriptions).toBe(['^ 9ms !', '10ms ^ 4ms !']);
       scheduler.flush();
       expect(kills).toEqual([10]);
     });
