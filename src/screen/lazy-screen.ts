@@ -228,7 +228,8 @@ export class LazyScreen {
         this.incomplete &&= point.incomplete;
       })
       .with('clear', () => {
-        this.incomplete = false;
+        // Whole now, unless the cursor's place is unknown (a bare clear after an incomplete restart).
+        this.incomplete &&= point.incomplete;
         // A clear on the normal screen (after leaving, or while on it) makes that one whole too.
         if (!onAlternate || lastAltToggle(text) !== undefined) this.normalScreenLost = false;
       })

@@ -6,16 +6,31 @@
 /** Alternate screen on/off: xterm's 1049 (saves the cursor), 1047, and the original 47. */
 const ALT_SCREEN_TOGGLE = /\x1b\[\?(?:1049|1047|47)([hl])/g;
 /**
- * An absolute cursor move (CUP, HVP) or a full reset. Switching to the alternate screen keeps the cursor where it
- * was, so what a program writes after the switch lands where it does only once one of these has placed it.
+ * Sequences that print nothing (CSI: modes, colors, erases of what is blank anyway), then an absolute cursor move
+ * (CUP, HVP) or a full reset, from a given index on. Switching to the alternate screen, and clearing the screen,
+ * keep the cursor where it was: what a program writes after them lands where it does only if one of these placed
+ * the cursor before anything was written.
  */
-const CURSOR_PLACED = /\x1b\[[0-9;]*[Hf]|\x1bc/;
+const PLACED_NEXT = /(?:\x1b\[[0-9;?<=>]*[ -/]*[@-~])*?(?:\x1b\[[0-9;]*[Hf]|\x1bc)/y;
 /** Erase the whole screen (`ESC [ 2 J`) or a full reset (`ESC c`, RIS). */
 const SCREEN_CLEAR = /\x1b\[2J|\x1bc/g;
+const ERASE_SCREEN = '\x1b[2J';
+/** A cursor placement that ends right where a clear begins (`ESC [ H ESC [ 2 J`, as `clear` writes it). */
+const PLACED_BEFORE = /\x1b\[[0-9;]*[Hf]$/;
+/** Longer than any placement PLACED_BEFORE is looked for in (a CUP to row and column 9999 is 12 characters). */
+const PLACEMENT_LOOKBEHIND_CHARS = 32;
 
 export interface AltToggle {
   readonly index: number;
+  /** Just past the switch. */
+  readonly end: number;
   readonly enter: boolean;
+}
+
+/** Whether the cursor is placed at `index`, before anything is written (see PLACED_NEXT). */
+function placedAt(text: string, index: number): boolean {
+  PLACED_NEXT.lastIndex = index;
+  return PLACED_NEXT.test(text);
 }
 
 function lastMatch(pattern: RegExp, text: string, before: number): RegExpExecArray | undefined {
@@ -28,7 +43,7 @@ function lastMatch(pattern: RegExp, text: string, before: number): RegExpExecArr
 /** The newest switch to or from the alternate screen that starts before `before`. */
 export function lastAltToggle(text: string, before = text.length): AltToggle | undefined {
   const m = lastMatch(ALT_SCREEN_TOGGLE, text, before);
-  return m === undefined ? undefined : { index: m.index, enter: m[1] === 'h' };
+  return m === undefined ? undefined : { index: m.index, end: m.index + m[0].length, enter: m[1] === 'h' };
 }
 
 /**
@@ -42,7 +57,7 @@ function lastAltSwitch(text: string, initial: boolean | undefined): AltToggle | 
   let last: AltToggle | undefined;
   for (let m = ALT_SCREEN_TOGGLE.exec(text); m !== null; m = ALT_SCREEN_TOGGLE.exec(text)) {
     const enter = m[1] === 'h';
-    if (state !== enter) last = { index: m.index, enter };
+    if (state !== enter) last = { index: m.index, end: m.index + m[0].length, enter };
     state = enter;
   }
   return last;
@@ -51,6 +66,19 @@ function lastAltSwitch(text: string, initial: boolean | undefined): AltToggle | 
 /** The newest whole-screen clear or full reset. */
 export function lastClear(text: string): number | undefined {
   return lastMatch(SCREEN_CLEAR, text, text.length)?.index;
+}
+
+/**
+ * Where to restart at the clear at `clear`, and whether that makes the screen whole. A full reset homes the cursor;
+ * `ESC [ 2 J` erases every row but leaves the cursor where it was, so a fresh emulator (cursor at the top left)
+ * writes what follows at the right place only if the program placed the cursor: right before the clear (the restart
+ * then begins at that placement) or after it, before writing anything.
+ */
+function clearPoint(text: string, clear: number): { index: number; incomplete: boolean } {
+  if (!text.startsWith(ERASE_SCREEN, clear)) return { index: clear, incomplete: false };
+  const before = PLACED_BEFORE.exec(text.slice(Math.max(clear - PLACEMENT_LOOKBEHIND_CHARS, 0), clear));
+  if (before !== null) return { index: clear - before[0].length, incomplete: false };
+  return { index: clear, incomplete: !placedAt(text, clear + ERASE_SCREEN.length) };
 }
 
 export interface RestartPoint {
@@ -72,18 +100,17 @@ export interface RestartPoint {
 export function restartPoint(text: string, alternateBefore: boolean, initial?: boolean): RestartPoint {
   const toggle = lastAltSwitch(text, initial);
   const clear = lastClear(text);
-  // On the alternate screen since a switch in the text: everything it shows was drawn after it, where the cursor
-  // was placed after it (a fresh emulator's cursor is not where the program's was at the switch).
+  // On the alternate screen since a switch in the text: everything it shows was drawn after it, where the program
+  // placed the cursor before writing (a fresh emulator's cursor is not where the program's was at the switch).
   if (toggle?.enter) {
-    const placed = CURSOR_PLACED.test(text.slice(toggle.index));
-    return { kind: 'alternate', index: toggle.index, enterAlternate: false, incomplete: !placed };
+    return { kind: 'alternate', index: toggle.index, enterAlternate: false, incomplete: !placedAt(text, toggle.end) };
   }
   if (toggle !== undefined) {
     // Back on the normal screen: whole only if it was cleared since; otherwise its saved content is lost.
     return clear !== undefined && clear > toggle.index
-      ? { kind: 'clear', index: clear, enterAlternate: false, incomplete: false }
+      ? { kind: 'clear', ...clearPoint(text, clear), enterAlternate: false }
       : { kind: 'left-alternate', index: toggle.index, enterAlternate: false, incomplete: true };
   }
-  if (clear !== undefined) return { kind: 'clear', index: clear, enterAlternate: alternateBefore, incomplete: false };
+  if (clear !== undefined) return { kind: 'clear', ...clearPoint(text, clear), enterAlternate: alternateBefore };
   return { kind: 'none', index: 0, enterAlternate: alternateBefore, incomplete: true };
 }

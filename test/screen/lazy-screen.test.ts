@@ -137,7 +137,20 @@ describe('LazyScreen', () => {
 
   it('property: whenever it says complete, it shows what a terminal fed every byte shows', async () => {
     const piece = fc.oneof(
-      fc.constantFrom('\x1b[H\x1b[2J', '\x1b[?1049h\x1b[H\x1b[2J', '\x1b[?1049l', '\x1bc', '\r', '\n', '\x1b[3;4H'),
+      // A bare clear keeps the cursor where it was: only a placement before or after it makes a restart there whole.
+      fc.constantFrom(
+        '\x1b[H\x1b[2J',
+        '\x1b[2J',
+        '\x1b[?1049h\x1b[H\x1b[2J',
+        '\x1b[?1049h',
+        '\x1b[?1049l',
+        '\x1bc',
+        '\r',
+        '\n',
+        '\x1b[3;4H',
+        '\x1b[2;7H\x1b[2J',
+        '\x1b[31m',
+      ),
       fc.string({ unit: fc.constantFrom('a', 'b', ' ', '中', 'é'), minLength: 1, maxLength: 50 }),
     );
     await fc.assert(
@@ -161,7 +174,7 @@ describe('LazyScreen', () => {
           screen.dispose();
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
   });
 });
@@ -179,7 +192,7 @@ describe('restart points', () => {
       index: 8,
       incomplete: true,
     });
-    expect(restartPoint('\x1b[?1049hx\x1b[?1049lyy\x1b[2Jz', false)).toMatchObject({
+    expect(restartPoint('\x1b[?1049hx\x1b[?1049lyy\x1b[H\x1b[2Jz', false)).toMatchObject({
       kind: 'clear',
       incomplete: false,
     });
@@ -199,6 +212,29 @@ describe('restart points', () => {
       enterAlternate: false,
       incomplete: true,
     });
+  });
+
+  it('restart at a clear where the program placed the cursor, since the clear itself leaves it where it was', () => {
+    // `clear` writes ESC[H ESC[2J: the restart begins at the placement, which the fresh emulator then carries out.
+    expect(restartPoint('old\x1b[3;4H\x1b[2Jnew', false)).toEqual({
+      kind: 'clear',
+      index: 3,
+      enterAlternate: false,
+      incomplete: false,
+    });
+    // Placed after the clear: the clear is the restart, and what follows lands where the program put it.
+    expect(restartPoint('old\x1b[2J\x1b[5;1Hnew', false)).toMatchObject({ kind: 'clear', index: 3, incomplete: false });
+    // Not placed at all: the rows after the clear may land elsewhere in a fresh emulator, so it cannot say whole.
+    expect(restartPoint('old\x1b[2Jnew', false)).toMatchObject({ kind: 'clear', index: 3, incomplete: true });
+    // A placement further back does not count: text written after it moved the cursor on.
+    expect(restartPoint('\x1b[Hold\x1b[2Jnew', false)).toMatchObject({ kind: 'clear', index: 6, incomplete: true });
+    // Written before it was placed: that text landed where the cursor was, unknown to a fresh emulator.
+    expect(restartPoint('old\x1b[2Jx\x1b[5;1Hnew', false)).toMatchObject({ kind: 'clear', incomplete: true });
+    expect(restartPoint('a\x1b[?1049hx\x1b[5;1Hnew', false)).toMatchObject({ kind: 'alternate', incomplete: true });
+    // Sequences that print nothing may come between.
+    expect(restartPoint('a\x1b[?1049h\x1b[?1h\x1b[0m\x1b[5;1Hnew', false)).toMatchObject({ incomplete: false });
+    // A full reset homes the cursor.
+    expect(restartPoint('old\x1bcnew', false)).toMatchObject({ kind: 'clear', index: 3, incomplete: false });
   });
 
   it('take a switch to the screen already shown for what a terminal takes it: nothing', () => {
