@@ -5,11 +5,14 @@ import { rawScript, sameTerminalCommand } from '../lib/raw.js';
 import { pairedRatio, type Row } from '../lib/report.js';
 import { LOG, LONG, SHORT, mib, type Shape } from '../lib/shapes.js';
 import { summarize } from '../lib/stats.js';
+import { type ThreadCpu, threadCpu, threadCpuSince } from '../lib/thread-cpu.js';
 import { fullGc, log, MiB, rotation } from '../lib/util.js';
 
 interface Sample {
   readonly seconds: number;
   readonly cpuMs: number;
+  /** The same CPU split: the host's main thread, and its other threads (V8's GC and compiler workers). */
+  readonly threads: ThreadCpu;
 }
 
 type SideKey = 'plugin' | 'raw' | 'node';
@@ -75,6 +78,7 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
       const runSide = async (side: SideKey) => {
         fullGc();
         const c0 = process.cpuUsage();
+        const threads0 = threadCpu();
         const t0 = performance.now();
         if (side === 'plugin') {
           const { id } = await harness.spawnShell('bench-ingest', script);
@@ -82,6 +86,7 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
           const exit = await harness.waitExit(id);
           const seconds = (performance.now() - t0) / 1000;
           const cpu = cpuMs(process.cpuUsage(c0));
+          const threads = threadCpuSince(threads0);
           const { screenReads, waitReason } = await inUse.stop();
           screenReadCounts.push(screenReads);
           if (waitReason !== 'exit') problems.push(`plugin: the pending wait ended by ${waitReason}, not exit`);
@@ -89,14 +94,14 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
           if (exit.exitCode !== 0 || exit.outputLines !== shape.lines(bytes)) {
             problems.push(`plugin: exit ${exit.exitCode}, ${exit.outputLines} lines (expected ${shape.lines(bytes)})`);
           }
-          samples.plugin.push({ seconds, cpuMs: cpu });
+          samples.plugin.push({ seconds, cpuMs: cpu, threads });
         } else {
           const run = rawScript(sameTerminalCommand(script), side === 'raw' ? 'devnull' : 'count');
           const result = await run.done;
           const seconds = (performance.now() - t0) / 1000;
           if (result.code !== 0 || (side === 'node' && result.bytes !== bytes))
             problems.push(`${side}: exit ${result.code}, ${result.bytes} bytes`);
-          samples[side].push({ seconds, cpuMs: cpuMs(process.cpuUsage(c0)) });
+          samples[side].push({ seconds, cpuMs: cpuMs(process.cpuUsage(c0)), threads: threadCpuSince(threads0) });
         }
       };
       for (let rep = 0; rep < reps; rep++) {
@@ -151,6 +156,23 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
         target: `≤ ${MAX_CPU_VS_NODE}× Node`,
         met: cpuRatio.median <= MAX_CPU_VS_NODE,
       });
+      // The same CPU split by thread: what the host's event loop spends, and what V8 spends beside it (GC,
+      // optimizing compiles), which grows with every new PTY's code to optimize again (docs/PERFORMANCE.md).
+      for (const [part, pick] of [
+        ['main thread', (t: ThreadCpu) => t.mainMs],
+        ['other threads (V8 GC and compiler)', (t: ThreadCpu) => t.otherMs],
+      ] as const) {
+        const partPerMiB = (x: Sample) => pick(x.threads) / (bytes / MiB);
+        rows.push({
+          suite: 'cpu',
+          name: `${name}: ${part}`,
+          unit: 'CPU ms/MiB',
+          a: { label: 'plugin', summary: summarize(samples.plugin.map(partPerMiB)) },
+          b: { label: 'Node counts bytes', summary: summarize(samples.node.map(partPerMiB)) },
+          target: '—',
+          met: null,
+        });
+      }
     }
   } finally {
     await harness.dispose();
