@@ -1,7 +1,7 @@
 import { NOTIFY_DESCRIPTION_CHARS, NOTIFY_LAST_LINE_CHARS } from '../limits.js';
 import type { ExitEnvelope, PtyDescription } from '../protocol/tool-results.js';
 import type { PtySession } from './pty-session.js';
-import type { MemberList } from '../streams/pty-process.js';
+import type { MemberList } from '../streams/session-report.js';
 
 /** What pty_spawn, pty_list and pty_kill say about a PTY. */
 export function describePty(session: PtySession): PtyDescription {

@@ -21,15 +21,8 @@ import type { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { intoBuffer } from '../operators/into-buffer.js';
-import {
-  NO_MEMBERS,
-  ptyProcess$,
-  type MemberList,
-  type PtyEvent,
-  type PtyHandle,
-  type PtySpec,
-  type TerminationReport,
-} from '../streams/pty-process.js';
+import { ptyProcess$, type PtyEvent, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
+import { type MemberList, NO_MEMBERS, type TerminationReport } from '../streams/session-report.js';
 import type { PtyActivity } from '../operators/wait-for.js';
 import { resizeTerminal } from '../engine/resize-terminal.js';
 import { LazyScreen } from '../screen/lazy-screen.js';

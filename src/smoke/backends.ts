@@ -3,7 +3,8 @@ import { createV1Plugin, type V1Hooks, type V1PluginInput } from '../hosts/openc
 import { LocalPtyPlugin } from '../index.js';
 import { sessionMembers, readStat } from '../engine/procfs.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_OWNER, TERMINATE_GRACE_MS } from '../limits.js';
-import { ptyProcess$, type PtyEvent, type PtyHandle, type TerminationReport } from '../streams/pty-process.js';
+import { ptyProcess$, type PtyEvent, type PtyHandle } from '../streams/pty-process.js';
+import type { TerminationReport } from '../streams/session-report.js';
 
 /** What the smoke run loads as "the plugin": the real one, or one broken on purpose to prove a scenario can fail. */
 export interface SmokeBackend {

@@ -2,64 +2,47 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { Duplex } from 'node:stream';
 import {
-  catchError,
   concatWith,
-  defer,
   EMPTY,
   endWith,
   finalize,
-  map,
   NEVER,
   Observable,
-  of,
   race,
   ReplaySubject,
   type SchedulerLike,
-  shareReplay,
   skip,
   Subscription,
   takeUntil,
-  tap,
-  timeout,
 } from 'rxjs';
 import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import {
   LINGER_FULL_SCAN_MS,
   LINGER_POLL_MS,
-  MAX_FREEZE_SCANS,
-  MAX_LISTED_MEMBERS,
-  MAX_MEMBER_COMMAND_CHARS,
   MAX_SCRIPT_STDERR_CHARS,
-  SCRIPT_EXIT_BACKSTOP_MS,
-  SCRIPT_REAP_MS,
   SESSION_LEADER_FULL_SCAN_MS,
   SESSION_LEADER_LOOKUP_MS,
   SESSION_LEADER_POLL_MS,
-  TERMINATE_GRACE_MS,
-  TERMINATE_POLL_MS,
-  TERMINATE_TIMEOUT_MS,
 } from '../limits.js';
 import { bindDirectory, type BoundDirectory } from '../engine/bound-directory.js';
-import { childrenOf, commandLineOf, readStat, terminalOf } from '../engine/procfs.js';
+import { readStat, terminalOf } from '../engine/procfs.js';
 import type { Reaper } from '../engine/reaper.js';
 import { hostDescriptors } from '../engine/inheritable-fds.js';
 import { ARGV_FD, scriptInvocation } from '../engine/script-invocation.js';
 import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/orphan-guard.js';
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
-import { killAndReap } from '../operators/kill-and-reap.js';
-import { scriptBackstop } from '../operators/script-backstop.js';
-import { sweepSession } from '../operators/sweep-session.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
 import { childProcessEvents$ } from './child-process-events.js';
+import { scriptTermination } from './script-termination.js';
+import { describeMembers, type MemberList, type TerminationReport } from './session-report.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
 import {
   leaderLookup$,
   lingeringMembers$,
   procLeaderProbe,
   procMemberProbe,
-  procSweeper,
   reportedLeader$,
   signalQuietly,
   trustedScan,
@@ -72,29 +55,6 @@ export interface PtySpec {
   readonly workdir: string;
   readonly rows: number;
   readonly cols: number;
-}
-
-/** A member of the PTY's terminal session, as the model sees it. */
-export interface MemberInfo {
-  readonly pid: number;
-  readonly command: string;
-}
-
-/** Members of a terminal session: the exact count, and the first MAX_LISTED_MEMBERS by pid and command. */
-export interface MemberList {
-  readonly count: number;
-  readonly listed: readonly MemberInfo[];
-}
-
-export const NO_MEMBERS: MemberList = { count: 0, listed: [] };
-
-export interface TerminationReport {
-  readonly termed: number;
-  readonly escalated: boolean;
-  /** `script` had to be SIGKILLed because it did not exit by itself after its session emptied. */
-  readonly scriptKilled: boolean;
-  /** Members still in the session when the termination's bound passed; count 0 means the session is empty. */
-  readonly survivors: MemberList;
 }
 
 export interface PtyHandle {
@@ -236,63 +196,15 @@ function scriptProcess$(
       if (terminalSid !== null) guard.release(terminalSid);
     };
 
-    const sweep$ = (): Observable<TerminationReport> =>
-      defer(() => {
-        const sid = terminalSid ?? procLeaderProbe(pid).find(false);
-        if (sid === null) {
-          // The command never reached its own session: nothing but script and its fresh child to end.
-          for (const c of childrenOf(pid)) signalQuietly(c.pid, 'SIGKILL');
-          return killAndReap(exited$, killScript, { reapMs: SCRIPT_REAP_MS, ...(scheduler ? { scheduler } : {}) }).pipe(
-            map(() => ({ termed: 0, escalated: true, scriptKilled: true, survivors: NO_MEMBERS })),
-          );
-        }
-        const sweeper = procSweeper(sid, scriptStart, pid);
-        return sweepSession(sweeper, {
-          knownGroups: [sid],
-          graceMs: TERMINATE_GRACE_MS,
-          pollMs: TERMINATE_POLL_MS,
-          boundMs: TERMINATE_TIMEOUT_MS - SCRIPT_EXIT_BACKSTOP_MS - SCRIPT_REAP_MS,
-          maxFreezeScans: MAX_FREEZE_SCANS,
-          ...(scheduler ? { scheduler } : {}),
-        }).pipe(
-          scriptBackstop(exited$, killScript, {
-            backstopMs: SCRIPT_EXIT_BACKSTOP_MS,
-            nudge: sweeper.resumeOutsiders,
-            nudgeMs: TERMINATE_POLL_MS,
-            reapMs: SCRIPT_REAP_MS,
-            ...(scheduler ? { scheduler } : {}),
-          }),
-          map((r) => ({ ...r, survivors: describeMembers(r.survivors.map((m) => m.pid)) })),
-        );
-      }).pipe(
-        // Should /proc fail us or the bound pass: script goes (which hangs up the terminal) and what is left is said.
-        timeout({ first: TERMINATE_TIMEOUT_MS, with: () => giveUp(), ...(scheduler ? { scheduler } : {}) }),
-        catchError(() => giveUp()),
-      );
-    const giveUp = (): Observable<TerminationReport> => {
-      killScript();
-      const survivors =
-        terminalSid === null
-          ? NO_MEMBERS
-          : describeMembers(
-              procMemberProbe(terminalSid, scriptStart)
-                .scan()
-                .map((m) => m.pid),
-            );
-      return of({ termed: 0, escalated: true, scriptKilled: true, survivors });
-    };
-    let termination: Observable<TerminationReport> | undefined;
-    const terminate = (): Observable<TerminationReport> => {
-      termination ??= sweep$().pipe(
-        tap((report) => {
-          if (report.survivors.count === 0) sessionEmptied$.next();
-          // Survivors: the next call sweeps again rather than replaying this report.
-          else termination = undefined;
-        }),
-        shareReplay({ bufferSize: 1, refCount: false }),
-      );
-      return termination;
-    };
+    const terminate = scriptTermination({
+      pid,
+      scriptStart,
+      terminalSid: () => terminalSid,
+      exited$,
+      killScript,
+      onEmptied: () => sessionEmptied$.next(),
+      ...(scheduler ? { scheduler } : {}),
+    });
 
     const handle: PtyHandle = {
       pid,
@@ -409,17 +321,6 @@ function scriptProcess$(
       deps.reaper.track(terminate().pipe(finalize(releaseGuard)));
     };
   });
-}
-
-/** The count, and pid + command line of the first few (a member gone since the scan is left out of the list). */
-function describeMembers(pids: readonly number[]): MemberList {
-  const listed: MemberInfo[] = [];
-  for (const pid of pids) {
-    if (listed.length >= MAX_LISTED_MEMBERS) break;
-    const command = commandLineOf(pid, MAX_MEMBER_COMMAND_CHARS);
-    if (command !== undefined) listed.push({ pid, command });
-  }
-  return { count: pids.length, listed };
 }
 
 /** Every way a start can fail, said with its reason and, for a kernel limit, the limit. */

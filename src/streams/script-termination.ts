@@ -1,0 +1,103 @@
+import { catchError, defer, map, type Observable, of, type SchedulerLike, shareReplay, tap, timeout } from 'rxjs';
+import { childrenOf } from '../engine/procfs.js';
+import {
+  MAX_FREEZE_SCANS,
+  SCRIPT_EXIT_BACKSTOP_MS,
+  SCRIPT_REAP_MS,
+  TERMINATE_GRACE_MS,
+  TERMINATE_POLL_MS,
+  TERMINATE_TIMEOUT_MS,
+} from '../limits.js';
+import { killAndReap } from '../operators/kill-and-reap.js';
+import { scriptBackstop } from '../operators/script-backstop.js';
+import { sweepSession } from '../operators/sweep-session.js';
+import { procLeaderProbe, procMemberProbe, procSweeper, signalQuietly } from './session-members.js';
+import { describeMembers, NO_MEMBERS, type TerminationReport } from './session-report.js';
+
+export interface ScriptTerminationDeps {
+  /** pid of `script`. */
+  readonly pid: number;
+  /** script's start time: members must have started no earlier (a pid-reuse guard). */
+  readonly scriptStart: number;
+  /** The terminal's session id, once known. */
+  readonly terminalSid: () => number | null;
+  /** Emits once Node has reaped `script`. */
+  readonly exited$: Observable<unknown>;
+  /** SIGKILLs `script` unless it is already gone. */
+  readonly killScript: () => void;
+  /** A sweep saw the session empty: it stays empty (nothing can join a session from outside). */
+  readonly onEmptied: () => void;
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * How a PTY ends its whole terminal session: the returned `terminate` sweeps it (TERM → grace → freeze → KILL,
+ * see sweep-session.ts), then gives `script` a backstop to exit and kills and reaps it past that. Bounded by
+ * TERMINATE_TIMEOUT_MS; should /proc fail or the bound pass, `script` goes (which hangs up the terminal) and the
+ * members still found are reported. Concurrent calls share one sweep; a call after a sweep that left survivors
+ * sweeps again.
+ */
+export function scriptTermination(deps: ScriptTerminationDeps): () => Observable<TerminationReport> {
+  const { pid, scriptStart, terminalSid, exited$, killScript, onEmptied, scheduler } = deps;
+  const on = scheduler ? { scheduler } : {};
+
+  const giveUp = (): Observable<TerminationReport> => {
+    killScript();
+    const sid = terminalSid();
+    const survivors =
+      sid === null
+        ? NO_MEMBERS
+        : describeMembers(
+            procMemberProbe(sid, scriptStart)
+              .scan()
+              .map((m) => m.pid),
+          );
+    return of({ termed: 0, escalated: true, scriptKilled: true, survivors });
+  };
+
+  const sweep$ = (): Observable<TerminationReport> =>
+    defer(() => {
+      const sid = terminalSid() ?? procLeaderProbe(pid).find(false);
+      if (sid === null) {
+        // The command never reached its own session: nothing but script and its fresh child to end.
+        for (const c of childrenOf(pid)) signalQuietly(c.pid, 'SIGKILL');
+        return killAndReap(exited$, killScript, { reapMs: SCRIPT_REAP_MS, ...on }).pipe(
+          map(() => ({ termed: 0, escalated: true, scriptKilled: true, survivors: NO_MEMBERS })),
+        );
+      }
+      const sweeper = procSweeper(sid, scriptStart, pid);
+      return sweepSession(sweeper, {
+        knownGroups: [sid],
+        graceMs: TERMINATE_GRACE_MS,
+        pollMs: TERMINATE_POLL_MS,
+        boundMs: TERMINATE_TIMEOUT_MS - SCRIPT_EXIT_BACKSTOP_MS - SCRIPT_REAP_MS,
+        maxFreezeScans: MAX_FREEZE_SCANS,
+        ...on,
+      }).pipe(
+        scriptBackstop(exited$, killScript, {
+          backstopMs: SCRIPT_EXIT_BACKSTOP_MS,
+          nudge: sweeper.resumeOutsiders,
+          nudgeMs: TERMINATE_POLL_MS,
+          reapMs: SCRIPT_REAP_MS,
+          ...on,
+        }),
+        map((r) => ({ ...r, survivors: describeMembers(r.survivors.map((m) => m.pid)) })),
+      );
+    }).pipe(
+      timeout({ first: TERMINATE_TIMEOUT_MS, with: () => giveUp(), ...on }),
+      catchError(() => giveUp()),
+    );
+
+  let termination: Observable<TerminationReport> | undefined;
+  return () => {
+    termination ??= sweep$().pipe(
+      tap((report) => {
+        if (report.survivors.count === 0) onEmptied();
+        // Survivors: the next call sweeps again rather than replaying this report.
+        else termination = undefined;
+      }),
+      shareReplay({ bufferSize: 1, refCount: false }),
+    );
+    return termination;
+  };
+}
