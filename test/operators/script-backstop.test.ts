@@ -26,14 +26,18 @@ describe('scriptBackstop', () => {
     });
   });
 
-  it('kills script at the backstop, waits for it to be reaped, and says so', () => {
+  it.each([
+    // Exits only once killed: the report follows the reap, not the kill.
+    { case: 'reaped 2 ms after the kill', exited: '------------x', report: '12ms (r|)', second: '10ms ^-!' },
+    // Never reaped: the report comes at the reap bound.
+    { case: 'never reaped', exited: '-', report: '15ms (r|)', second: '10ms ^ 4ms !' },
+  ])('kills script at the backstop, waits for the reap, and says so ($case)', ({ exited, report, second }) => {
     const scheduler = testScheduler();
     scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
-      // Exits only once killed: the report follows the reap, not the kill.
-      const exited = hot('------------x');
+      const exited$ = hot(exited);
       const kills: number[] = [];
       const out = of({ termed: 2 }).pipe(
-        scriptBackstop(exited, () => kills.push(scheduler.now()), {
+        scriptBackstop(exited$, () => kills.push(scheduler.now()), {
           backstopMs: 10,
           nudge: () => undefined,
           nudgeMs: 3,
@@ -41,29 +45,8 @@ describe('scriptBackstop', () => {
           scheduler,
         }),
       );
-      expectObservable(out).toBe('12ms (r|)', { r: { termed: 2, scriptKilled: true } });
-      expectSubscriptions(exited.subscriptions).toBe(['^ 9ms !', '10ms ^-!']);
-      scheduler.flush();
-      expect(kills).toEqual([10]);
-    });
-  });
-
-  it('reports at the reap bound when a killed script is never reaped', () => {
-    const scheduler = testScheduler();
-    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const exited = cold('-');
-      const kills: number[] = [];
-      const out = of({ termed: 2 }).pipe(
-        scriptBackstop(exited, () => kills.push(scheduler.now()), {
-          backstopMs: 10,
-          nudge: () => undefined,
-          nudgeMs: 3,
-          reapMs: 5,
-          scheduler,
-        }),
-      );
-      expectObservable(out).toBe('15ms (r|)', { r: { termed: 2, scriptKilled: true } });
-      expectSubscriptions(exited.subscriptions).toBe(['^ 9ms !', '10ms ^ 4ms !']);
+      expectObservable(out).toBe(report, { r: { termed: 2, scriptKilled: true } });
+      expectSubscriptions(exited$.subscriptions).toBe(['^ 9ms !', second]);
       scheduler.flush();
       expect(kills).toEqual([10]);
     });
