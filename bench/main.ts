@@ -10,6 +10,7 @@ import type { BenchConfig } from './lib/config.js';
 import { markdown, table, type Row } from './lib/report.js';
 import { hasGc, log, machine } from './lib/util.js';
 import { buffer } from './suites/buffer.js';
+import { exitLag } from './suites/exit-lag.js';
 import { ingest } from './suites/ingest.js';
 import { kill } from './suites/kill.js';
 import { lag } from './suites/lag.js';
@@ -28,6 +29,7 @@ const SUITES: ReadonlyArray<{ name: string; aliases?: string[]; run: (cfg: Bench
   { name: 'spawn', run: spawnLatency },
   { name: 'kill', run: kill },
   { name: 'lag', run: lag },
+  { name: 'exits', run: exitLag },
   { name: 'loop', run: loop },
 ];
 

@@ -113,6 +113,11 @@ export const MAX_MEMBER_COMMAND_CHARS = 200;
  * it, the next scan reads everything again.
  */
 export const SCAN_CACHE_MAX_AGE_MS = 1_000;
+/**
+ * Stat files a session scan spread over event-loop turns reads per turn (src/streams/session-members.ts): about
+ * 1–3 ms of the host's loop at a time, however many processes the machine runs.
+ */
+export const SCAN_SLICE_PROCESSES = 128;
 /** How often the known lingering members of an exited PTY are checked (one /proc/PID/stat read each). */
 export const LINGER_POLL_MS = 500;
 /** How often a lingering PTY's session gets a full /proc scan (new members made by lingering ones are found then). */

@@ -45,7 +45,8 @@ import {
   procMemberProbe,
   reportedLeader$,
   signalQuietly,
-  trustedScan,
+  type MemberProbe,
+  trustedScanInSlices,
 } from './session-members.js';
 
 export interface PtySpec {
@@ -217,9 +218,23 @@ function scriptProcess$(
     };
 
     // After the program exits, the members it left keep the PTY accountable until the session is empty.
+    // The scan of what the program left runs in slices (a full /proc scan held the host's loop 20–40 ms at every
+    // exit on a machine with a thousand processes); a stream unsubscribed meanwhile hears nothing more.
     const lingerOrComplete = () => {
       const probe = terminalSid === null ? undefined : procMemberProbe(terminalSid, scriptStart);
-      const left = probe === undefined ? [] : trustedScan(probe).map((m) => m.pid);
+      if (probe === undefined) return reportExit(undefined, []);
+      trustedScanInSlices(probe).then(
+        (members) => {
+          if (!subscriber.closed)
+            reportExit(
+              probe,
+              members.map((m) => m.pid),
+            );
+        },
+        (err: unknown) => subscriber.error(err),
+      );
+    };
+    const reportExit = (probe: MemberProbe | undefined, left: readonly number[]) => {
       const code = exitCode;
       subscriber.next({
         kind: 'exit',

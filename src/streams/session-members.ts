@@ -13,8 +13,8 @@ import {
   timer,
 } from 'rxjs';
 import { readdirSync } from 'node:fs';
-import { childrenOf, readStat } from '../engine/procfs.js';
-import { SCAN_CACHE_MAX_AGE_MS } from '../limits.js';
+import { childrenOf, type ProcStat, readStat } from '../engine/procfs.js';
+import { SCAN_CACHE_MAX_AGE_MS, SCAN_SLICE_PROCESSES } from '../limits.js';
 import type { ScannedMember, SessionSweeper, SweepSignal } from '../operators/sweep-session.js';
 
 /** Finds the PTY's session leader: the child of `script` that has called setsid() (its pid is then the sid). */
@@ -27,6 +27,8 @@ export interface LeaderProbe {
 export interface MemberProbe {
   /** Every live member now: a full /proc scan, milliseconds on a busy machine. */
   scan(): readonly ScannedMember[];
+  /** The same scan spread over event-loop turns (SessionScanner.scanInSlices). */
+  scanInSlices(): Promise<readonly ScannedMember[]>;
   /** Whether one known pid is still a live member: one small read. */
   stillMember(pid: number): boolean;
   /**
@@ -109,6 +111,16 @@ export function trustedScan(probe: MemberProbe): readonly ScannedMember[] {
   return members.length > 0 ? members : probe.frozenScan();
 }
 
+/**
+ * trustedScan with the plain scan spread over event-loop turns. The frozen scan that follows an empty one stays in
+ * one piece (it must see the stopped session at one instant), and is cheap then: the plain scan has just listed
+ * every stranger, whose stat files it does not read again.
+ */
+export async function trustedScanInSlices(probe: MemberProbe): Promise<readonly ScannedMember[]> {
+  const members = await probe.scanInSlices();
+  return members.length > 0 ? members : probe.frozenScan();
+}
+
 function samePids(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((pid, i) => pid === b[i]);
 }
@@ -131,17 +143,18 @@ export function procLeaderProbe(scriptPid: number): LeaderProbe {
  */
 export function procMemberProbe(terminalSid: number, notBefore: number): MemberProbe {
   const groups = new Set<number>([terminalSid]);
-  const scanSession = sessionScanner(terminalSid, notBefore);
-  const scan = (): readonly ScannedMember[] => {
-    const members = scanSession();
+  const scanner = sessionScanner(terminalSid, notBefore);
+  const noteGroups = (members: readonly ScannedMember[]): readonly ScannedMember[] => {
     for (const m of members) groups.add(m.pgrp);
     return members;
   };
+  const scan = (): readonly ScannedMember[] => noteGroups(scanner.scan());
   const signalGroups = (signal: SweepSignal) => {
     for (const pgrp of groups) if (pgrp > 1) signalQuietly(-pgrp, signal);
   };
   return {
     scan,
+    scanInSlices: async () => noteGroups(await scanner.scanInSlices()),
     frozenScan: () => {
       signalGroups('SIGSTOP');
       try {
@@ -157,6 +170,26 @@ export function procMemberProbe(terminalSid: number, notBefore: number): MemberP
   };
 }
 
+/** Where a session scan reads processes from: /proc, or a test's own list. */
+export interface ProcSource {
+  /** The names in /proc (pids, and other entries, which are skipped). */
+  list(): readonly string[];
+  read(pid: number): ProcStat | undefined;
+}
+
+const LIVE_PROC: ProcSource = { list: () => readdirSync('/proc'), read: readStat };
+
+export interface SessionScanner {
+  /** Every live member now, in one go. */
+  scan(): readonly ScannedMember[];
+  /**
+   * The same scan, spread over event-loop turns: at most SCAN_SLICE_PROCESSES stat reads per turn. A full scan
+   * of a machine with a thousand processes held the host's loop for 20–40 ms in one piece (the scan at every PTY's
+   * exit); a scan that need not see one instant of the session (one before a frozen scan does) uses this.
+   */
+  scanInSlices(): Promise<readonly ScannedMember[]>;
+}
+
 /**
  * The live members of one session, scanned incrementally: a full /proc scan reads ~1,000 stat files (measured
  * 120 ms on a loaded machine here, ~7 ms of it the listing), while a sweep scans every few milliseconds. A process
@@ -168,15 +201,18 @@ export function sessionScanner(
   terminalSid: number,
   notBefore: number,
   now: () => number = () => performance.now(),
-): () => readonly ScannedMember[] {
+  source: ProcSource = LIVE_PROC,
+): SessionScanner {
   let others = new Set<number>();
   let lastScan = Number.NEGATIVE_INFINITY;
-  return () => {
+  /** One scan, pausing (a `yield`) after every SCAN_SLICE_PROCESSES stat reads; the caller decides whether to wait. */
+  function* steps(): Generator<void, ScannedMember[]> {
     const at = now();
     const cached = at - lastScan <= SCAN_CACHE_MAX_AGE_MS;
     const nextOthers = new Set<number>();
     const members: ScannedMember[] = [];
-    for (const name of readdirSync('/proc')) {
+    let reads = 0;
+    for (const name of source.list()) {
       const first = name.charCodeAt(0);
       if (first < 48 || first > 57) continue;
       const pid = Number(name);
@@ -184,7 +220,9 @@ export function sessionScanner(
         nextOthers.add(pid);
         continue;
       }
-      const stat = readStat(pid);
+      if (reads > 0 && reads % SCAN_SLICE_PROCESSES === 0) yield;
+      reads++;
+      const stat = source.read(pid);
       if (stat === undefined) continue;
       // A zombie member never runs again: like a stranger, it need not be read again.
       if (stat.sessionId === terminalSid && stat.startTime >= notBefore && stat.state !== 'Z')
@@ -194,8 +232,27 @@ export function sessionScanner(
     others = nextOthers;
     lastScan = at;
     return members;
+  }
+  return {
+    scan: () => {
+      const scan = steps();
+      for (;;) {
+        const step = scan.next();
+        if (step.done) return step.value;
+      }
+    },
+    scanInSlices: async () => {
+      const scan = steps();
+      for (;;) {
+        const step = scan.next();
+        if (step.done) return step.value;
+        await nextTurn();
+      }
+    },
   };
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The real signals for a sweep of `terminalSid`, whose `script` is `scriptPid`. */
 export function procSweeper(terminalSid: number, notBefore: number, scriptPid: number): SessionSweeper {

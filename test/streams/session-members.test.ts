@@ -41,6 +41,7 @@ describe('lingeringMembers$', () => {
         counts.scan++;
         return live(true).map((m) => ({ pid: m.pid, pgrp: m.pid, state: 'S' }));
       },
+      scanInSlices: async () => probe.scan(),
       frozenScan: () => {
         counts.frozen++;
         return live(true).map((m) => ({ pid: m.pid, pgrp: m.pid, state: 'T' }));

@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { BenchConfig } from '../lib/config.js';
+import { pick } from '../lib/config.js';
+import { PluginHarness } from '../lib/plugin-harness.js';
+import type { Row } from '../lib/report.js';
+import { summarize } from '../lib/stats.js';
+import { fullGc, log, sleep } from '../lib/util.js';
+
+/** Idle processes the machine runs besides: a developer's desktop runs several hundred to a thousand. */
+const OTHER_PROCESSES = 1_000;
+const P99_LIMIT_MS = 20;
+const RESOLUTION_MS = 1;
+const OWNER = 'bench-exits';
+
+/**
+ * The host's event-loop delay while PTYs start and end one after another (`true`, with its exit notification),
+ * with OTHER_PROCESSES idle processes on the machine and with none. Every start and every end reads /proc (the
+ * session's leader, the members a program left): a full scan reads one stat file per process on the machine, so
+ * this is where a busy machine would show in the host's responsiveness.
+ */
+export async function exitLag(cfg: BenchConfig): Promise<Row[]> {
+  const ptys = pick(cfg, 5, 20);
+  const harness = await PluginHarness.open();
+  const others: ChildProcess[] = [];
+  const result: Record<'busy' | 'quiet', { p99: number; max: number }> = {
+    busy: { p99: 0, max: 0 },
+    quiet: { p99: 0, max: 0 },
+  };
+  try {
+    for (const side of ['quiet', 'busy'] as const) {
+      if (side === 'busy') {
+        for (let i = 0; i < OTHER_PROCESSES; i++) others.push(spawn('sleep', ['600'], { stdio: 'ignore' }));
+        await sleep(500);
+      }
+      fullGc();
+      const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+      for (let i = 0; i < ptys; i++) {
+        histogram.enable();
+        const { id } = await harness.call<{ id: string }>(
+          'pty_spawn',
+          { command: 'true', description: 'bench', notifyOnExit: true },
+          OWNER,
+        );
+        await harness.waitExit(id);
+        histogram.disable();
+        await harness.kill(OWNER, id);
+      }
+      result[side] = {
+        p99: histogram.percentile(99) / 1e6 - RESOLUTION_MS,
+        max: histogram.max / 1e6 - RESOLUTION_MS,
+      };
+      log(
+        `  exits (${side}): event-loop delay p99 ${result[side].p99.toFixed(1)} ms, max ${result[side].max.toFixed(1)}`,
+      );
+    }
+  } finally {
+    for (const other of others) other.kill();
+    await harness.dispose();
+  }
+  const name = `${ptys} PTYs started and ended one at a time, ${OTHER_PROCESSES} other processes on the machine`;
+  return [
+    {
+      suite: 'exits',
+      name: `${name}: event-loop delay p99`,
+      unit: 'ms',
+      a: { label: `${OTHER_PROCESSES} other processes`, summary: summarize([result.busy.p99]) },
+      b: { label: 'none', summary: summarize([result.quiet.p99]) },
+      target: `≤ ${P99_LIMIT_MS} ms`,
+      met: result.busy.p99 <= P99_LIMIT_MS,
+    },
+    {
+      suite: 'exits',
+      name: `${name}: event-loop delay max`,
+      unit: 'ms',
+      a: { label: `${OTHER_PROCESSES} other processes`, summary: summarize([result.busy.max]) },
+      b: { label: 'none', summary: summarize([result.quiet.max]) },
+      target: '—',
+      met: null,
+    },
+  ];
+}

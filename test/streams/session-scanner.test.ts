@@ -1,0 +1,87 @@
+import type { ProcStat } from '../../src/engine/procfs.js';
+import { SCAN_SLICE_PROCESSES } from '../../src/limits.js';
+import { type ProcSource, sessionScanner } from '../../src/streams/session-members.js';
+
+const SID = 500;
+
+/** A machine of `count` processes from pid 1000 on, every 7th a member of session SID; reads counted per turn. */
+function machine(count: number) {
+  const procs = new Map<number, ProcStat>();
+  for (let i = 0; i < count; i++) {
+    const pid = 1_000 + i;
+    const member = i % 7 === 0;
+    procs.set(pid, {
+      pid,
+      state: 'S',
+      ppid: 1,
+      pgrp: member ? SID : pid,
+      sessionId: member ? SID : pid,
+      ttyNr: 0,
+      startTime: 10,
+    });
+  }
+  const reads = { total: 0, thisTurn: 0, maxPerTurn: 0 };
+  const source: ProcSource = {
+    list: () => ['self', 'stat', ...[...procs.keys()].map(String)],
+    read: (pid) => {
+      reads.total++;
+      reads.thisTurn++;
+      return procs.get(pid);
+    },
+  };
+  /** Counts reads per event-loop turn until stopped: each check phase closes the turn before it. */
+  const watchTurns = () => {
+    let running = true;
+    const tick = () => {
+      reads.maxPerTurn = Math.max(reads.maxPerTurn, reads.thisTurn);
+      reads.thisTurn = 0;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    return () => {
+      running = false;
+      tick();
+    };
+  };
+  return { procs, source, reads, watchTurns };
+}
+
+describe('sessionScanner', () => {
+  it('finds the same members in slices as in one go, never reading more than a slice per event-loop turn', async () => {
+    const { source, reads, watchTurns } = machine(1_000);
+    let clock = 0;
+    const whole = sessionScanner(SID, 0, () => clock, source).scan();
+    expect(whole.map((m) => m.pid)).toEqual([...Array(143).keys()].map((i) => 1_000 + 7 * i));
+    expect(reads.total).toBe(1_000);
+
+    reads.total = 0;
+    reads.thisTurn = 0;
+    reads.maxPerTurn = 0;
+    const stop = watchTurns();
+    clock = 10_000;
+    const sliced = await sessionScanner(SID, 0, () => clock, source).scanInSlices();
+    stop();
+    expect(sliced).toEqual(whole);
+    expect(reads.total).toBe(1_000);
+    expect(reads.maxPerTurn).toBe(SCAN_SLICE_PROCESSES);
+  });
+
+  it('reads again only new pids and members when scanned again soon, in slices or not', async () => {
+    const { procs, source, reads } = machine(1_000);
+    let clock = 0;
+    const scanner = sessionScanner(SID, 0, () => clock, source);
+    await scanner.scanInSlices();
+    procs.set(5_000, { pid: 5_000, state: 'R', ppid: 1_000, pgrp: SID, sessionId: SID, ttyNr: 0, startTime: 11 });
+    reads.total = 0;
+    clock = 500;
+    const again = scanner.scan();
+    // 143 members read again, and the new one; the 857 strangers listed before are not.
+    expect(reads.total).toBe(144);
+    expect(again.map((m) => m.pid)).toContain(5_000);
+    // Past the cache's age, everything is read again.
+    reads.total = 0;
+    clock = 5_000;
+    await scanner.scanInSlices();
+    expect(reads.total).toBe(1_001);
+  });
+});
