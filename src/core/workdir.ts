@@ -13,7 +13,9 @@ export interface ResolvedWorkdir {
 export async function resolveWorkdir(requested: string | undefined, projectDir: string): Promise<ResolvedWorkdir> {
   if (requested !== undefined) checkPathBounds('workdir', requested);
   const project = await realpath(projectDir);
-  const wanted = requested === undefined ? project : isAbsolute(requested) ? requested : resolve(project, requested);
+  // The project directory itself (the usual case) is resolved already: one thread-pool round trip less per spawn.
+  if (requested === undefined) return { realPath: await directoryOnly(project), external: false };
+  const wanted = isAbsolute(requested) ? requested : resolve(project, requested);
   let real: string;
   try {
     real = await realpath(wanted);
@@ -23,11 +25,14 @@ export async function resolveWorkdir(requested: string | undefined, projectDir: 
       `workdir ${wanted} does not exist (${(err as NodeJS.ErrnoException).code}). Give an existing directory.`,
     );
   }
-  if (!(await stat(real)).isDirectory()) {
-    throw new PtyError('invalid_input', `workdir ${real} is not a directory.`);
-  }
+  await directoryOnly(real);
   const inside = real === project || real.startsWith(project.endsWith('/') ? project : `${project}/`);
   return { realPath: real, external: !inside };
+}
+
+async function directoryOnly(real: string): Promise<string> {
+  if (!(await stat(real)).isDirectory()) throw new PtyError('invalid_input', `workdir ${real} is not a directory.`);
+  return real;
 }
 
 /** After approval: the path must still resolve to what the user approved. */
