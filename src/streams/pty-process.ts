@@ -218,7 +218,7 @@ function scriptProcess$(
     };
 
     // After the program exits, the members it left keep the PTY accountable until the session is empty.
-    // The scan of what the program left runs in slices (a full /proc scan held the host's loop 20–40 ms at every
+    // The scan of what the program left runs in slices (a full /proc scan held the host's loop 35–50 ms at every
     // exit on a machine with a thousand processes); a stream unsubscribed meanwhile hears nothing more.
     const lingerOrComplete = () => {
       const probe = terminalSid === null ? undefined : procMemberProbe(terminalSid, scriptStart);

@@ -184,7 +184,7 @@ export interface SessionScanner {
   scan(): readonly ScannedMember[];
   /**
    * The same scan, spread over event-loop turns: at most SCAN_SLICE_PROCESSES stat reads per turn. A full scan
-   * of a machine with a thousand processes held the host's loop for 20–40 ms in one piece (the scan at every PTY's
+   * of a machine with a thousand processes held the host's loop for 35–50 ms in one piece (the scan at every PTY's
    * exit); a scan that need not see one instant of the session (one before a frozen scan does) uses this.
    */
   scanInSlices(): Promise<readonly ScannedMember[]>;
