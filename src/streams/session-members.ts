@@ -190,47 +190,74 @@ export interface SessionScanner {
   scanInSlices(): Promise<readonly ScannedMember[]>;
 }
 
+/** Stored for a zombie: it never runs again, so it is no session's member, whichever it was in. */
+const NO_SESSION = -1;
+
+/**
+ * The session of every process a scan in this host read, as of the newest complete listing of /proc, shared by
+ * every scanner. A process never joins a session it was not born into (setsid only ever makes a new one), so a pid
+ * that was not a member of a session in one listing, and is listed again within SCAN_CACHE_MAX_AGE_MS (see there
+ * why it cannot have been reused), is not one now: no scanner reads it again. The PTYs of a deleted owner, or of
+ * a closing host, are swept at once: /proc is read once for all of them, not once each. Bounded by the pids of
+ * one listing.
+ */
+export class ListedSessions {
+  private sessions = new Map<number, number>();
+  private listedAt = Number.NEGATIVE_INFINITY;
+
+  /** The sessions as of the newest listing, if it is recent enough at `at` to be trusted. */
+  snapshot(at: number): ReadonlyMap<number, number> | undefined {
+    return at - this.listedAt <= SCAN_CACHE_MAX_AGE_MS ? this.sessions : undefined;
+  }
+
+  /** A complete listing made at `at` (a scan in slices may finish after a newer one: the newer one is kept). */
+  record(at: number, sessions: Map<number, number>): void {
+    if (at < this.listedAt) return;
+    this.sessions = sessions;
+    this.listedAt = at;
+  }
+}
+
+const HOST_LISTED_SESSIONS = new ListedSessions();
+
 /**
  * The live members of one session, scanned incrementally: a full /proc scan reads ~1,000 stat files (measured
- * 120 ms on a loaded machine here, ~7 ms of it the listing), while a sweep scans every few milliseconds. A process
- * never joins a session from outside (setsid only ever makes a new one), so a pid that was not a member in the
- * previous listing, and is still listed, is skipped; only new pids and members are read again. The cache is dropped
- * when the scans are more than SCAN_CACHE_MAX_AGE_MS apart (see there why a listed pid cannot have been reused).
+ * 120 ms on a loaded machine here, ~7 ms of it the listing), while a sweep scans every few milliseconds. Only new
+ * pids and members are read again within SCAN_CACHE_MAX_AGE_MS of the last listing, by this or any other scanner
+ * (ListedSessions).
  */
 export function sessionScanner(
   terminalSid: number,
   notBefore: number,
   now: () => number = () => performance.now(),
   source: ProcSource = LIVE_PROC,
+  listed: ListedSessions = HOST_LISTED_SESSIONS,
 ): SessionScanner {
-  let others = new Set<number>();
-  let lastScan = Number.NEGATIVE_INFINITY;
   /** One scan, pausing (a `yield`) after every SCAN_SLICE_PROCESSES stat reads; the caller decides whether to wait. */
   function* steps(): Generator<void, ScannedMember[]> {
     const at = now();
-    const cached = at - lastScan <= SCAN_CACHE_MAX_AGE_MS;
-    const nextOthers = new Set<number>();
+    const known = listed.snapshot(at);
+    const sessions = new Map<number, number>();
     const members: ScannedMember[] = [];
     let reads = 0;
     for (const name of source.list()) {
       const first = name.charCodeAt(0);
       if (first < 48 || first > 57) continue;
       const pid = Number(name);
-      if (cached && others.has(pid)) {
-        nextOthers.add(pid);
+      const session = known?.get(pid);
+      if (session !== undefined && session !== terminalSid) {
+        sessions.set(pid, session);
         continue;
       }
       if (reads > 0 && reads % SCAN_SLICE_PROCESSES === 0) yield;
       reads++;
       const stat = source.read(pid);
       if (stat === undefined) continue;
-      // A zombie member never runs again: like a stranger, it need not be read again.
+      sessions.set(pid, stat.state === 'Z' ? NO_SESSION : stat.sessionId);
       if (stat.sessionId === terminalSid && stat.startTime >= notBefore && stat.state !== 'Z')
         members.push({ pid, pgrp: stat.pgrp, state: stat.state });
-      else nextOthers.add(pid);
     }
-    others = nextOthers;
-    lastScan = at;
+    listed.record(at, sessions);
     return members;
   }
   return {

@@ -1,6 +1,6 @@
 import type { ProcStat } from '../../src/engine/procfs.js';
 import { SCAN_SLICE_PROCESSES } from '../../src/limits.js';
-import { type ProcSource, sessionScanner } from '../../src/streams/session-members.js';
+import { ListedSessions, type ProcSource, sessionScanner } from '../../src/streams/session-members.js';
 
 const SID = 500;
 
@@ -50,7 +50,7 @@ describe('sessionScanner', () => {
   it('finds the same members in slices as in one go, never reading more than a slice per event-loop turn', async () => {
     const { source, reads, watchTurns } = machine(1_000);
     let clock = 0;
-    const whole = sessionScanner(SID, 0, () => clock, source).scan();
+    const whole = sessionScanner(SID, 0, () => clock, source, new ListedSessions()).scan();
     expect(whole.map((m) => m.pid)).toEqual([...Array(143).keys()].map((i) => 1_000 + 7 * i));
     expect(reads.total).toBe(1_000);
 
@@ -59,7 +59,7 @@ describe('sessionScanner', () => {
     reads.maxPerTurn = 0;
     const stop = watchTurns();
     clock = 10_000;
-    const sliced = await sessionScanner(SID, 0, () => clock, source).scanInSlices();
+    const sliced = await sessionScanner(SID, 0, () => clock, source, new ListedSessions()).scanInSlices();
     stop();
     expect(sliced).toEqual(whole);
     expect(reads.total).toBe(1_000);
@@ -69,7 +69,7 @@ describe('sessionScanner', () => {
   it('reads again only new pids and members when scanned again soon, in slices or not', async () => {
     const { procs, source, reads } = machine(1_000);
     let clock = 0;
-    const scanner = sessionScanner(SID, 0, () => clock, source);
+    const scanner = sessionScanner(SID, 0, () => clock, source, new ListedSessions());
     await scanner.scanInSlices();
     procs.set(5_000, { pid: 5_000, state: 'R', ppid: 1_000, pgrp: SID, sessionId: SID, ttyNr: 0, startTime: 11 });
     reads.total = 0;
@@ -83,5 +83,30 @@ describe('sessionScanner', () => {
     clock = 5_000;
     await scanner.scanInSlices();
     expect(reads.total).toBe(1_001);
+  });
+
+  it('shares what it read with the scanners of other sessions: PTYs swept at once read /proc once', () => {
+    const { procs, source, reads } = machine(1_000);
+    const listed = new ListedSessions();
+    const clock = () => 0;
+    const ours = sessionScanner(SID, 0, clock, source, listed);
+    // Another PTY's session, with two members among the strangers of ours.
+    procs.set(1_001, { ...(procs.get(1_001) as ProcStat), sessionId: 900, pgrp: 900 });
+    procs.set(1_002, { ...(procs.get(1_002) as ProcStat), sessionId: 900, pgrp: 900 });
+    const theirs = sessionScanner(900, 0, clock, source, listed);
+    expect(ours.scan()).toHaveLength(143);
+    expect(reads.total).toBe(1_000);
+    reads.total = 0;
+    // Only the pids read as its own session's are read again: every other one is known not to be a member.
+    expect(theirs.scan().map((m) => m.pid)).toEqual([1_001, 1_002]);
+    expect(reads.total).toBe(2);
+    // A zombie member is no one's member from then on, and is not read again.
+    procs.set(1_007, { ...(procs.get(1_007) as ProcStat), state: 'Z' });
+    reads.total = 0;
+    expect(ours.scan()).toHaveLength(142);
+    expect(reads.total).toBe(143);
+    reads.total = 0;
+    expect(ours.scan()).toHaveLength(142);
+    expect(reads.total).toBe(142);
   });
 });
