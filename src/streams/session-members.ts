@@ -31,6 +31,8 @@ export interface MemberProbe {
   scanInSlices(): Promise<readonly ScannedMember[]>;
   /** Whether one known pid is still a live member: one small read. */
   stillMember(pid: number): boolean;
+  /** Lists /proc (reads nothing) so that the record of which pids are strangers stays valid (ListedSessions). */
+  keepListed(): void;
   /**
    * A scan made while every process group seen in the session is stopped, then continued. A plain scan can miss a
    * process that forks and exits faster than /proc is read; a stopped one cannot move. Used before saying "empty".
@@ -81,8 +83,9 @@ export interface LingerOptions {
 /**
  * The pids of a session whose leader has exited, at a bounded cost: emits the members found at subscribe, then
  * each time the set changes; emits `[]` and completes when the session is empty. Known members are checked every
- * `pollMs` with one stat read each; a full scan only every `fullScanMs`, or when the known ones are all gone
- * (to be sure nothing new is left before it says empty).
+ * `pollMs` with one stat read each, and /proc is listed (not read) to keep the record of strangers valid; a full
+ * scan only every `fullScanMs`, or when the known ones are all gone (to be sure nothing new is left before it says
+ * empty), and it reads only the pids new since.
  */
 export function lingeringMembers$(probe: MemberProbe, options: LingerOptions): Observable<readonly number[]> {
   const scheduler = options.scheduler ?? asyncScheduler;
@@ -95,7 +98,11 @@ export function lingeringMembers$(probe: MemberProbe, options: LingerOptions): O
       if (left.length === 0 || now - lastFullScan >= options.fullScanMs) {
         lastFullScan = now;
         known = trustedScan(probe).map((m) => m.pid);
-      } else known = left;
+      } else {
+        known = left;
+        // A listing now and then keeps the record of strangers valid: the next full scan reads only new pids.
+        probe.keepListed();
+      }
       return known;
     };
     return concat(of(known), timer(options.pollMs, options.pollMs, scheduler).pipe(map(check))).pipe(
@@ -155,6 +162,7 @@ export function procMemberProbe(terminalSid: number, notBefore: number): MemberP
   return {
     scan,
     scanInSlices: async () => noteGroups(await scanner.scanInSlices()),
+    keepListed: scanner.keepListed,
     frozenScan: () => {
       signalGroups('SIGSTOP');
       try {
@@ -188,6 +196,8 @@ export interface SessionScanner {
    * exit); a scan that need not see one instant of the session (one before a frozen scan does) uses this.
    */
   scanInSlices(): Promise<readonly ScannedMember[]>;
+  /** Lists /proc and carries the record over to the pids still listed (ListedSessions.relist). */
+  keepListed(): void;
 }
 
 /** Stored for a zombie: it never runs again, so it is no session's member, whichever it was in. */
@@ -215,6 +225,23 @@ export class ListedSessions {
     if (at < this.listedAt) return;
     this.sessions = sessions;
     this.listedAt = at;
+  }
+
+  /**
+   * A listing of /proc made at `at`, with nothing read: the pids in it that the record knows stay known (listed
+   * twice, in time, they are the same processes), the rest are dropped, and new ones will be read by the next scan.
+   * Listing costs one readdir; it keeps the record valid for a poll that comes more often than its age allows.
+   */
+  relist(at: number, names: readonly string[]): void {
+    const known = this.snapshot(at);
+    if (known === undefined || at < this.listedAt) return;
+    const sessions = new Map<number, number>();
+    for (const name of names) {
+      const pid = Number(name);
+      const session = known.get(pid);
+      if (session !== undefined) sessions.set(pid, session);
+    }
+    this.record(at, sessions);
   }
 }
 
@@ -261,6 +288,7 @@ export function sessionScanner(
     return members;
   }
   return {
+    keepListed: () => listed.relist(now(), source.list()),
     scan: () => {
       const scan = steps();
       for (;;) {

@@ -34,7 +34,7 @@ describe('leaderLookup$', () => {
 describe('lingeringMembers$', () => {
   /** Members leave at given virtual times; a full scan also finds `late` ones (made by a lingering member). */
   function fakeProbe(now: () => number, members: Array<{ pid: number; leavesAt: number; seenFrom?: number }>) {
-    const counts = { scan: 0, frozen: 0, still: 0 };
+    const counts = { scan: 0, frozen: 0, still: 0, listed: 0 };
     const live = (full: boolean) => members.filter((m) => now() < m.leavesAt && (!full || (m.seenFrom ?? 0) <= now()));
     const probe: MemberProbe = {
       scan: () => {
@@ -42,6 +42,9 @@ describe('lingeringMembers$', () => {
         return live(true).map((m) => ({ pid: m.pid, pgrp: m.pid, state: 'S' }));
       },
       scanInSlices: async () => probe.scan(),
+      keepListed: () => {
+        counts.listed++;
+      },
       frozenScan: () => {
         counts.frozen++;
         return live(true).map((m) => ({ pid: m.pid, pgrp: m.pid, state: 'T' }));
@@ -79,6 +82,8 @@ describe('lingeringMembers$', () => {
       // Full scans at 0, 40 (the interval) and 70 (every known member had left, so the frozen one too): never one per poll.
       expect(counts.scan).toBe(3);
       expect(counts.frozen).toBe(1);
+      // Every poll between them lists /proc, so that the next full scan reads only new pids.
+      expect(counts.listed).toBe(5);
     });
   });
 

@@ -109,4 +109,24 @@ describe('sessionScanner', () => {
     expect(ours.scan()).toHaveLength(142);
     expect(reads.total).toBe(142);
   });
+
+  it('kept listed more often than the record ages, it reads only new pids however long ago the last scan was', () => {
+    const { procs, source, reads } = machine(1_000);
+    let clock = 0;
+    const scanner = sessionScanner(SID, 0, () => clock, source, new ListedSessions());
+    scanner.scan();
+    for (clock = 800; clock <= 4_800; clock += 800) scanner.keepListed();
+    procs.set(6_000, { pid: 6_000, state: 'S', ppid: 1, pgrp: 6_000, sessionId: 6_000, ttyNr: 0, startTime: 12 });
+    procs.delete(1_001);
+    reads.total = 0;
+    scanner.scan();
+    // The members, and the one new pid; the strangers still listed are known, the gone one is not asked for.
+    expect(reads.total).toBe(143 + 1);
+    // Listed too late (the record had aged out): nothing is carried over, and the next scan reads everything.
+    clock += 5_000;
+    scanner.keepListed();
+    reads.total = 0;
+    scanner.scan();
+    expect(reads.total).toBe(procs.size);
+  });
 });
