@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export interface ProcStat {
   readonly pid: number;
@@ -49,9 +49,45 @@ export function allProcesses(): ProcStat[] {
 /** How many following pids are probed before a full /proc scan: a fresh child usually got one of them. */
 const NEAR_PID_PROBES = 8;
 
-// /proc/PID/task/TID/children is absent on some kernels here (CONFIG_PROC_CHILDREN), so children are found by ppid.
-// A full scan costs milliseconds of blocked event loop on a busy machine: `nearOnly` skips it.
+/**
+ * The children of `ppid` as the kernel lists them, per thread, in /proc/PID/task/TID/children: one read per thread
+ * instead of a stat read per process on the machine. Undefined where the kernel has no such file
+ * (CONFIG_PROC_CHILDREN is off); [] when the process is gone.
+ */
+function kernelChildren(ppid: number): number[] | undefined {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${ppid}/task`);
+  } catch {
+    return [];
+  }
+  const children: number[] = [];
+  for (const tid of tasks) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${ppid}/task/${tid}/children`, 'utf8');
+    } catch (err) {
+      // The file itself missing while the task is listed: this kernel does not have it.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && existsSync(`/proc/${ppid}/task/${tid}`)) return undefined;
+      continue;
+    }
+    for (const pid of text.split(' ')) if (pid.trim() !== '') children.push(Number(pid));
+  }
+  return children;
+}
+
+// Where the kernel lists children (kernelChildren), that list is read; elsewhere they are found by ppid, near pids
+// first: a full scan costs milliseconds of blocked event loop on a busy machine, and `nearOnly` skips it.
 export function childrenOf(ppid: number, nearOnly = false): ProcStat[] {
+  const listed = kernelChildren(ppid);
+  if (listed !== undefined) {
+    const children: ProcStat[] = [];
+    for (const pid of listed) {
+      const stat = readStat(pid);
+      if (stat?.ppid === ppid) children.push(stat);
+    }
+    return children;
+  }
   const near: ProcStat[] = [];
   for (let pid = ppid + 1; pid <= ppid + NEAR_PID_PROBES; pid++) {
     const stat = readStat(pid);
