@@ -1,4 +1,4 @@
-import { defer, filter, map, type Observable, of, type SchedulerLike, take, timeout, timer } from 'rxjs';
+import { concatMap, defer, filter, map, type Observable, of, type SchedulerLike, take, timeout, timer } from 'rxjs';
 
 export type SweepSignal = 'SIGTERM' | 'SIGCONT' | 'SIGSTOP' | 'SIGKILL';
 
@@ -13,6 +13,11 @@ export interface ScannedMember {
 
 /** The OS side of a sweep, injectable so the rules are marble-tested in virtual time. */
 export interface SessionSweeper {
+  /**
+   * Awaited once before the first scan: lets the scans that follow be cheap without holding the host's loop for a
+   * whole /proc read now (the real one reads what the shared record lacks, in slices; ListedSessions.warm).
+   */
+  warm?(): Promise<void>;
   /** Every live member of the terminal session now (a full scan). */
   scan(): readonly ScannedMember[];
   /** Signals one process; one already gone is not an error. */
@@ -66,6 +71,11 @@ const isStopped = (state: string) => state === 'T' || state === 't';
  * sweepSession(procSweeper(terminalSid, scriptStart), { graceMs: 2000, pollMs: 25, boundMs: 10_000, maxFreezeScans: 20 })
  */
 export function sweepSession(sweeper: SessionSweeper, options: SweepOptions): Observable<SweepReport> {
+  const warmed$ = sweeper.warm === undefined ? of(undefined) : defer(() => (sweeper.warm as () => Promise<void>)());
+  return warmed$.pipe(concatMap(() => sweepNow(sweeper, options)));
+}
+
+function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<SweepReport> {
   const { graceMs, pollMs, boundMs, maxFreezeScans, scheduler } = options;
   return defer(() => {
     // Every group ever seen in the session: a member the scans missed is still in one of them.

@@ -33,6 +33,8 @@ export interface MemberProbe {
   stillMember(pid: number): boolean;
   /** Lists /proc (reads nothing) so that the record of which pids are strangers stays valid (ListedSessions). */
   keepListed(): void;
+  /** Makes that record valid, reading in slices what it lacks: a scan right after reads only members and new pids. */
+  warm(): Promise<void>;
   /**
    * A scan made while every process group seen in the session is stopped, then continued. A plain scan can miss a
    * process that forks and exits faster than /proc is read; a stopped one cannot move. Used before saying "empty".
@@ -163,6 +165,7 @@ export function procMemberProbe(terminalSid: number, notBefore: number): MemberP
     scan,
     scanInSlices: async () => noteGroups(await scanner.scanInSlices()),
     keepListed: scanner.keepListed,
+    warm: scanner.warm,
     frozenScan: () => {
       signalGroups('SIGSTOP');
       try {
@@ -198,6 +201,8 @@ export interface SessionScanner {
   scanInSlices(): Promise<readonly ScannedMember[]>;
   /** Lists /proc and carries the record over to the pids still listed (ListedSessions.relist). */
   keepListed(): void;
+  /** Makes the shared record valid, reading what it lacks in slices (ListedSessions.warm). */
+  warm(): Promise<void>;
 }
 
 /** Stored for a zombie: it never runs again, so it is no session's member, whichever it was in. */
@@ -214,6 +219,23 @@ const NO_SESSION = -1;
 export class ListedSessions {
   private sessions = new Map<number, number>();
   private listedAt = Number.NEGATIVE_INFINITY;
+  private warming: Promise<void> | undefined;
+
+  /**
+   * Makes the record valid: what it does not know is read in slices (SessionScanner.scanInSlices), so that the
+   * synchronous scans that follow read only members and pids new since. One warm-up at a time, shared by every
+   * caller: PTYs swept at once wait for the same one.
+   */
+  warm(now: () => number, source: ProcSource): Promise<void> {
+    if (this.snapshot(now()) !== undefined) return Promise.resolve();
+    this.warming ??= sessionScanner(NO_SESSION, 0, now, source, this)
+      .scanInSlices()
+      .then(() => undefined)
+      .finally(() => {
+        this.warming = undefined;
+      });
+    return this.warming;
+  }
 
   /** The sessions as of the newest listing, if it is recent enough at `at` to be trusted. */
   snapshot(at: number): ReadonlyMap<number, number> | undefined {
@@ -289,6 +311,7 @@ export function sessionScanner(
   }
   return {
     keepListed: () => listed.relist(now(), source.list()),
+    warm: () => listed.warm(now, source),
     scan: () => {
       const scan = steps();
       for (;;) {
@@ -313,6 +336,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export function procSweeper(terminalSid: number, notBefore: number, scriptPid: number): SessionSweeper {
   const probe = procMemberProbe(terminalSid, notBefore);
   return {
+    warm: probe.warm,
     scan: probe.scan,
     signal: (pid, signal) => signalQuietly(pid, signal),
     // A group id ≤ 1 would mean "our own group" or "everyone": never sent, whatever a scan said.

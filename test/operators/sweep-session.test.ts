@@ -1,3 +1,4 @@
+import { lastValueFrom } from 'rxjs';
 import { testScheduler } from '../support/marbles.js';
 import {
   sweepSession,
@@ -163,5 +164,31 @@ describe('sweepSession', () => {
       expect(log.every((l) => Number(l.split(':')[0]) < 30)).toBe(true);
       expect(log.some((l) => l.includes('KILL'))).toBe(false);
     });
+  });
+
+  it('awaits the sweeper warming up before its first scan and signal, then sweeps as before', async () => {
+    const { sweeper, log, alive } = fakeSession(() => 0, [{ pid: 7, pgrp: 7, state: 'S', diesOn: ['SIGTERM'] }]);
+    let release!: () => void;
+    const warmed = new Promise<void>((resolve) => (release = resolve));
+    let scans = 0;
+    const scan = sweeper.scan;
+    const report = lastValueFrom(
+      sweepSession(
+        {
+          ...sweeper,
+          warm: () => warmed,
+          scan: () => {
+            scans++;
+            return scan();
+          },
+        },
+        { ...options, knownGroups: [7] },
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([scans, log]).toEqual([0, []]);
+    release();
+    expect(await report).toEqual({ termed: 1, escalated: false, survivors: [] });
+    expect(alive.size).toBe(0);
   });
 });

@@ -45,6 +45,7 @@ describe('lingeringMembers$', () => {
       keepListed: () => {
         counts.listed++;
       },
+      warm: async () => undefined,
       frozenScan: () => {
         counts.frozen++;
         return live(true).map((m) => ({ pid: m.pid, pgrp: m.pid, state: 'T' }));

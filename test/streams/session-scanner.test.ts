@@ -129,4 +129,23 @@ describe('sessionScanner', () => {
     scanner.scan();
     expect(reads.total).toBe(procs.size);
   });
+
+  it('warms the shared record once for every caller at the same time, in slices; the scans after read only members', async () => {
+    const { source, reads, watchTurns } = machine(1_000);
+    const listed = new ListedSessions();
+    const clock = () => 0;
+    const scanners = [SID, 900, 901].map((sid) => sessionScanner(sid, 0, clock, source, listed));
+    const stop = watchTurns();
+    await Promise.all(scanners.map((s) => s.warm()));
+    stop();
+    expect(reads.total).toBe(1_000);
+    expect(reads.maxPerTurn).toBe(SCAN_SLICE_PROCESSES);
+    reads.total = 0;
+    expect(scanners[0]?.scan()).toHaveLength(143);
+    expect(reads.total).toBe(143);
+    // Valid already: nothing to read.
+    reads.total = 0;
+    await scanners[1]?.warm();
+    expect(reads.total).toBe(0);
+  });
 });
