@@ -108,9 +108,10 @@ export const MAX_LISTED_MEMBERS = 10;
 /** Characters of a member's command line shown in such a list. */
 export const MAX_MEMBER_COMMAND_CHARS = 200;
 /**
- * A session scan re-reads /proc/PID/stat only for pids new since the previous scan (and members); a pid listed in
- * both is the same process, since the kernel hands pids out cyclically and cannot wrap around in this time. Past
- * it, the next scan reads everything again.
+ * A session scan re-reads /proc/PID/stat only for pids new since the previous listing of /proc, by any scan of this
+ * host, and for members (src/streams/session-members.ts, ListedSessions); a pid listed in both is the same process,
+ * since the kernel hands pids out cyclically and cannot wrap around in this time. Past it, the next scan reads
+ * everything again.
  */
 export const SCAN_CACHE_MAX_AGE_MS = 1_000;
 /**
