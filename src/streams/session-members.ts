@@ -210,9 +210,10 @@ const NO_SESSION = -1;
 
 /**
  * The session of every process a scan in this host read, as of the newest complete listing of /proc, shared by
- * every scanner. A process never joins a session it was not born into (setsid only ever makes a new one), so a pid
- * that was not a member of a session in one listing, and is listed again within SCAN_CACHE_MAX_AGE_MS (see there
- * why it cannot have been reused), is not one now: no scanner reads it again. The PTYs of a deleted owner, or of
+ * every scanner. A process never joins an existing session: setsid() only ever makes a new one, numbered by the
+ * caller's own pid. So a pid that was not a member of session S in one listing, is not S's number itself, and is
+ * listed again within SCAN_CACHE_MAX_AGE_MS (see there why it cannot have been reused), is not a member of S now:
+ * no scanner of S reads it again. The PTYs of a deleted owner, or of
  * a closing host, are swept at once: /proc is read once for all of them, not once each. Bounded by the pids of
  * one listing.
  */
@@ -294,7 +295,9 @@ export function sessionScanner(
       if (first < 48 || first > 57) continue;
       const pid = Number(name);
       const session = known?.get(pid);
-      if (session !== undefined && session !== terminalSid) {
+      // The one process that can enter this session after being listed in another is its leader: setsid() moved
+      // it into a session of its own, numbered by its pid (a scan may have listed it between fork and setsid).
+      if (session !== undefined && session !== terminalSid && pid !== terminalSid) {
         sessions.set(pid, session);
         continue;
       }

@@ -148,4 +148,18 @@ describe('sessionScanner', () => {
     await scanners[1]?.warm();
     expect(reads.total).toBe(0);
   });
+
+  it("reads the session's leader even when a scan listed it in another session, between fork and setsid", () => {
+    const { procs, source, reads } = machine(1_000);
+    const listed = new ListedSessions();
+    const clock = () => 0;
+    // Forked by `script` (session 300), not yet its own leader, when another PTY's scan lists it.
+    procs.set(7_000, { pid: 7_000, state: 'R', ppid: 6_999, pgrp: 300, sessionId: 300, ttyNr: 0, startTime: 20 });
+    sessionScanner(900, 0, clock, source, listed).scan();
+    // Then setsid(): it leads session 7000, and so does the program it execs.
+    procs.set(7_000, { pid: 7_000, state: 'S', ppid: 6_999, pgrp: 7_000, sessionId: 7_000, ttyNr: 0, startTime: 20 });
+    reads.total = 0;
+    expect(sessionScanner(7_000, 0, clock, source, listed).scan()).toEqual([{ pid: 7_000, pgrp: 7_000, state: 'S' }]);
+    expect(reads.total).toBe(1);
+  });
 });
