@@ -76,18 +76,17 @@ function kernelChildren(ppid: number): number[] | undefined {
   return children;
 }
 
-// Where the kernel lists children (kernelChildren), that list is read; elsewhere they are found by ppid, near pids
-// first: a full scan costs milliseconds of blocked event loop on a busy machine, and `nearOnly` skips it.
+// Where the kernel lists children (kernelChildren), that list is read; where it lists none (proc(5): the list is
+// exact only while the children are stopped, one being forked can be missing) or has no list, they are found by
+// ppid, near pids first: a full scan costs milliseconds of blocked event loop on a busy machine, and `nearOnly`
+// skips it.
 export function childrenOf(ppid: number, nearOnly = false): ProcStat[] {
-  const listed = kernelChildren(ppid);
-  if (listed !== undefined) {
-    const children: ProcStat[] = [];
-    for (const pid of listed) {
-      const stat = readStat(pid);
-      if (stat?.ppid === ppid) children.push(stat);
-    }
-    return children;
+  const children: ProcStat[] = [];
+  for (const pid of kernelChildren(ppid) ?? []) {
+    const stat = readStat(pid);
+    if (stat?.ppid === ppid) children.push(stat);
   }
+  if (children.length > 0) return children;
   const near: ProcStat[] = [];
   for (let pid = ppid + 1; pid <= ppid + NEAR_PID_PROBES; pid++) {
     const stat = readStat(pid);
