@@ -109,13 +109,13 @@ export const MAX_LISTED_MEMBERS = 10;
 export const MAX_MEMBER_COMMAND_CHARS = 200;
 /**
  * A session scan re-reads /proc/PID/stat only for pids new since the previous listing of /proc, by any scan of this
- * host, and for members (src/streams/session-members.ts, ListedSessions); a pid listed in both is the same process,
+ * host, and for members (src/streams/session-scanner.ts, ListedSessions); a pid listed in both is the same process,
  * since the kernel hands pids out cyclically and cannot wrap around in this time. Past it, the next scan reads
  * everything again.
  */
 export const SCAN_CACHE_MAX_AGE_MS = 1_000;
 /**
- * Stat files a session scan spread over event-loop turns reads per turn (src/streams/session-members.ts): about
+ * Stat files a session scan spread over event-loop turns reads per turn (src/streams/session-scanner.ts): about
  * 1–3 ms of the host's loop at a time, however many processes the machine runs.
  */
 export const SCAN_SLICE_PROCESSES = 128;

@@ -71,7 +71,8 @@ const isStopped = (state: string) => state === 'T' || state === 't';
  * sweepSession(procSweeper(terminalSid, scriptStart), { graceMs: 2000, pollMs: 25, boundMs: 10_000, maxFreezeScans: 20 })
  */
 export function sweepSession(sweeper: SessionSweeper, options: SweepOptions): Observable<SweepReport> {
-  const warmed$ = sweeper.warm === undefined ? of(undefined) : defer(() => (sweeper.warm as () => Promise<void>)());
+  const { warm } = sweeper;
+  const warmed$ = warm === undefined ? of(undefined) : defer(() => warm());
   return warmed$.pipe(concatMap(() => sweepNow(sweeper, options)));
 }
 

@@ -1,6 +1,6 @@
 import type { ProcStat } from '../../src/engine/procfs.js';
 import { SCAN_SLICE_PROCESSES } from '../../src/limits.js';
-import { ListedSessions, type ProcSource, sessionScanner } from '../../src/streams/session-members.js';
+import { ListedSessions, type ProcSource, sessionScanner } from '../../src/streams/session-scanner.js';
 
 const SID = 500;
 
