@@ -14,6 +14,12 @@ const COMPACT_AT = 1_024;
  */
 export class RawTail {
   private chunks: string[] = [];
+  /**
+   * The absolute offset of each kept chunk's last `\n`, or -1: found at append by one backwards memchr, it lets
+   * lastLineFeedBefore pass over chunks without a line feed by one comparison each. (A screen read during a flood
+   * of one long line searched the whole kept megabyte on every read: 1.8 ms a read, 0.46 ms per MiB of flood.)
+   */
+  private lineFeeds: number[] = [];
   /** Index of the oldest kept chunk; the slots before it are dropped. */
   private head = 0;
   /** Characters in the kept chunks. */
@@ -24,6 +30,8 @@ export class RawTail {
   constructor(private readonly max: number) {}
 
   append(chunk: string): void {
+    const lineFeed = chunk.lastIndexOf('\n');
+    this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
     this.total += chunk.length;
     this.kept += chunk.length;
     this.chunks.push(chunk);
@@ -36,6 +44,7 @@ export class RawTail {
     }
     if (this.head >= COMPACT_AT && this.head * 2 >= this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
+      this.lineFeeds = this.lineFeeds.slice(this.head);
       this.head = 0;
     }
   }
@@ -52,7 +61,8 @@ export class RawTail {
 
   /**
    * Absolute offset of the newest `\n` before absolute offset `before` in the kept text, or -1: chunk by chunk from
-   * the newest, with lastIndexOf (a backwards memchr), joining nothing.
+   * the newest, joining nothing. A chunk wholly before `before` answers from its recorded last line feed; only
+   * the chunk `before` falls in is searched, with lastIndexOf (a backwards memchr).
    */
   lastLineFeedBefore(before: number): number {
     const oldest = this.oldest();
@@ -61,9 +71,10 @@ export class RawTail {
       const chunk = this.chunks[index] as string;
       const start = end - chunk.length;
       if (start < before) {
-        const at = chunk.lastIndexOf('\n', Math.min(before, end) - start - 1);
+        const last = this.lineFeeds[index] as number;
+        const at = last < before ? last : start + chunk.lastIndexOf('\n', before - start - 1);
         // The newest before `before`; in the oldest chunk it may lie in the part already dropped.
-        if (at !== -1) return start + at >= oldest ? start + at : -1;
+        if (at >= start) return at >= oldest ? at : -1;
       }
       end = start;
     }
