@@ -1,4 +1,17 @@
-import { concatMap, defer, filter, map, type Observable, of, type SchedulerLike, take, timeout, timer } from 'rxjs';
+import {
+  concatMap,
+  defer,
+  exhaustMap,
+  filter,
+  from,
+  map,
+  type Observable,
+  of,
+  type SchedulerLike,
+  take,
+  timeout,
+  timer,
+} from 'rxjs';
 
 export type SweepSignal = 'SIGTERM' | 'SIGCONT' | 'SIGSTOP' | 'SIGKILL';
 
@@ -18,6 +31,11 @@ export interface SessionSweeper {
    * whole /proc read now (the real one reads what the shared record lacks, in slices; ListedSessions.warm).
    */
   warm?(): Promise<void>;
+  /**
+   * Awaited before each synchronous step (a scan and the signals that act on it): the real one gives every sweep of
+   * the host a turn of its own for each step (StepTurns), so sweeps started together never hold the loop together.
+   */
+  turn?(): Promise<void>;
   /** Every live member of the terminal session now (a full scan). */
   scan(): readonly ScannedMember[];
   /** Signals one process; one already gone is not an error. */
@@ -78,6 +96,10 @@ export function sweepSession(sweeper: SessionSweeper, options: SweepOptions): Ob
 
 function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<SweepReport> {
   const { graceMs, pollMs, boundMs, maxFreezeScans, scheduler } = options;
+  const { turn } = sweeper;
+  /** `work`, in a turn of its own when the sweeper hands out turns; synchronous otherwise (marble tests). */
+  const step = <T>(work: () => T): Observable<T> =>
+    turn === undefined ? defer(() => of(work())) : defer(() => from(turn())).pipe(map(work));
   return defer(() => {
     // Every group ever seen in the session: a member the scans missed is still in one of them.
     const groups = new Set(options.knownGroups);
@@ -100,9 +122,12 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
       sweeper.resumeOutsiders();
       return members;
     };
-    let first = scan();
-    if (first.length === 0) first = frozenScan();
-    if (first.length === 0) return of<SweepReport>({ termed: 0, escalated: false, survivors: [] });
+    /**
+     * A scan, confirmed by a frozen scan when it found no one, each a step of its own: two listings of /proc in one
+     * turn held the loop twice as long. Whatever acts on the members found does so in the turn that found them.
+     */
+    const scanConfirmed = (): Observable<readonly ScannedMember[]> =>
+      step(scan).pipe(concatMap((members) => (members.length > 0 ? of(members) : step(frozenScan))));
     const termed = new Set<number>();
     const terminate = (members: readonly ScannedMember[]) => {
       signalGroups('SIGTERM');
@@ -114,18 +139,15 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
         sweeper.signal(m.pid, 'SIGCONT');
       }
     };
-    terminate(first);
     const done = (escalated: boolean, survivors: readonly ScannedMember[]): SweepReport => ({
       termed: termed.size,
       escalated,
       survivors,
     });
 
+    // exhaustMap: a tick that comes while the last one still waits for its turn is skipped, not queued.
     const polite$ = timer(pollMs, pollMs, scheduler).pipe(
-      map(() => {
-        const members = scan();
-        return members.length > 0 ? members : frozenScan();
-      }),
+      exhaustMap(scanConfirmed),
       filter((members) => {
         if (members.length > 0) terminate(members);
         return members.length === 0;
@@ -134,12 +156,14 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
       map(() => done(false, [])),
     );
     const freeze$ = timer(0, pollMs, scheduler).pipe(
-      map(() => {
-        // Frozen first, so that this scan is one to trust.
-        signalGroups('SIGSTOP');
-        const stopped = new Set(groups);
-        return { members: scan(), stopped };
-      }),
+      exhaustMap(() =>
+        step(() => {
+          // Frozen first, so that this scan is one to trust.
+          signalGroups('SIGSTOP');
+          const stopped = new Set(groups);
+          return { members: scan(), stopped };
+        }),
+      ),
       map(({ members, stopped }) => {
         if (members.length > 0) freezeAndKill(sweeper, members, stopped, scan, groups, maxFreezeScans);
         return members;
@@ -151,9 +175,16 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
       take(1),
       map(() => done(true, [])),
     );
-    return polite$.pipe(
+    const swept$ = polite$.pipe(
       timeout({ first: graceMs, with: () => freeze$, ...(scheduler ? { scheduler } : {}) }),
-      timeout({ first: boundMs, with: () => of(done(true, scan())), ...(scheduler ? { scheduler } : {}) }),
+      timeout({ first: boundMs, with: () => step(() => done(true, scan())), ...(scheduler ? { scheduler } : {}) }),
+    );
+    return scanConfirmed().pipe(
+      concatMap((first) => {
+        if (first.length === 0) return of<SweepReport>({ termed: 0, escalated: false, survivors: [] });
+        terminate(first);
+        return swept$;
+      }),
     );
   });
 }

@@ -15,6 +15,7 @@ import {
 import { childrenOf, readStat } from '../engine/procfs.js';
 import type { ScannedMember, SessionSweeper, SweepSignal } from '../operators/sweep-session.js';
 import { sessionScanner } from './session-scanner.js';
+import { procStepTurns } from './step-turns.js';
 
 /** Finds the PTY's session leader: the child of `script` that has called setsid() (its pid is then the sid). */
 export interface LeaderProbe {
@@ -122,11 +123,14 @@ export function trustedScan(probe: MemberProbe): readonly ScannedMember[] {
 /**
  * trustedScan with the plain scan spread over event-loop turns. The frozen scan that follows an empty one stays in
  * one piece (it must see the stopped session at one instant), and is cheap then: the plain scan has just listed
- * every stranger, whose stat files it does not read again.
+ * every stranger, whose stat files it does not read again. It is a step of its own (procStepTurns): in the turn of
+ * the last slice, its listing of /proc doubled that turn.
  */
 export async function trustedScanInSlices(probe: MemberProbe): Promise<readonly ScannedMember[]> {
   const members = await probe.scanInSlices();
-  return members.length > 0 ? members : probe.frozenScan();
+  if (members.length > 0) return members;
+  await procStepTurns.next();
+  return probe.frozenScan();
 }
 
 function samePids(a: readonly number[], b: readonly number[]): boolean {
@@ -185,6 +189,7 @@ export function procSweeper(terminalSid: number, notBefore: number, scriptPid: n
   const probe = procMemberProbe(terminalSid, notBefore);
   return {
     warm: probe.warm,
+    turn: () => procStepTurns.next(),
     scan: probe.scan,
     signal: (pid, signal) => signalQuietly(pid, signal),
     // A group id ≤ 1 would mean "our own group" or "everyone": never sent, whatever a scan said.

@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { type ProcStat, readStat } from '../engine/procfs.js';
 import { SCAN_CACHE_MAX_AGE_MS, SCAN_SLICE_PROCESSES } from '../limits.js';
 import type { ScannedMember } from '../operators/sweep-session.js';
+import { procStepTurns } from './step-turns.js';
 
 /** Where a session scan reads processes from: /proc, or a test's own list. */
 export interface ProcSource {
@@ -153,10 +154,8 @@ export function sessionScanner(
       for (;;) {
         const step = scan.next();
         if (step.done) return step.value;
-        await nextTurn();
+        await procStepTurns.next();
       }
     },
   };
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -191,4 +191,44 @@ describe('sweepSession', () => {
     expect(await report).toEqual({ termed: 1, escalated: false, survivors: [] });
     expect(alive.size).toBe(0);
   });
+
+  it('takes each step (a scan and the signals on what it saw) only in a turn the sweeper gives it', async () => {
+    const { sweeper, log, alive } = fakeSession(() => 0, [{ pid: 7, pgrp: 7, state: 'S', diesOn: ['SIGTERM'] }]);
+    const granted: Array<() => void> = [];
+    let scans = 0;
+    const scan = sweeper.scan;
+    const report = lastValueFrom(
+      sweepSession(
+        {
+          ...sweeper,
+          turn: () => new Promise<void>((resolve) => granted.push(resolve)),
+          scan: () => {
+            scans++;
+            return scan();
+          },
+        },
+        { ...options, knownGroups: [7] },
+      ),
+    );
+    const settle = () => new Promise((resolve) => setTimeout(resolve, options.pollMs * 3));
+    await settle();
+    // Nothing before the first turn.
+    expect([scans, log, granted.length]).toEqual([0, [], 1]);
+    granted.shift()?.();
+    await settle();
+    // The first step scanned and TERMed; the next poll waits for its own turn, and ticks meanwhile are not queued.
+    expect(scans).toBe(1);
+    expect(log.some((l) => l.endsWith(':SIGTERM:7'))).toBe(true);
+    expect(granted.length).toBe(1);
+    granted.shift()?.();
+    await settle();
+    // The poll found the session empty; its confirmation, a frozen scan, is a step of its own.
+    expect([scans, granted.length]).toEqual([2, 1]);
+    expect(log.some((l) => l.includes('SIGSTOP'))).toBe(false);
+    granted.shift()?.();
+    expect(await report).toEqual({ termed: 1, escalated: false, survivors: [] });
+    expect(scans).toBe(3);
+    expect(log.some((l) => l.endsWith(':SIGSTOP:-7'))).toBe(true);
+    expect(alive.size).toBe(0);
+  });
 });
