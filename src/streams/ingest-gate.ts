@@ -1,4 +1,5 @@
 import { INGEST_BYTES_PER_TURN } from '../limits.js';
+import { TurnTrigger } from './turn-trigger.js';
 
 interface Waiting {
   readonly resume: () => void;
@@ -19,14 +20,16 @@ export class IngestGate {
   /** Insertion order is resume order: a PTY not resumed this turn keeps its place at the front. */
   private readonly waiting = new Map<number, Waiting>();
   private nextTicket = 1;
-  private armed = false;
+  private readonly trigger: TurnTrigger;
   /** Bytes taken without a pause since the last turn of the gate. */
   private spent = 0;
 
   constructor(
     private readonly budgetBytes: number = INGEST_BYTES_PER_TURN,
-    private readonly schedule: (turn: () => void) => void = setImmediate,
-  ) {}
+    schedule?: (turn: () => void) => void,
+  ) {
+    this.trigger = new TurnTrigger(() => this.turn(), schedule);
+  }
 
   /**
    * A chunk of `bytes` was just delivered: true if it fits this turn's budget and nobody waits (the stream keeps
@@ -36,7 +39,7 @@ export class IngestGate {
     if (this.waiting.size > 0 || this.spent + bytes > this.budgetBytes) return false;
     this.spent += bytes;
     // The budget is per turn: a turn of the gate gives it back.
-    this.arm();
+    this.trigger.arm();
     return true;
   }
 
@@ -47,7 +50,7 @@ export class IngestGate {
   defer(bytes: number, resume: () => void): () => void {
     const ticket = this.nextTicket++;
     this.waiting.set(ticket, { resume, bytes });
-    this.arm();
+    this.trigger.arm();
     return () => {
       this.waiting.delete(ticket);
     };
@@ -58,14 +61,7 @@ export class IngestGate {
     return this.waiting.size;
   }
 
-  private arm(): void {
-    if (this.armed) return;
-    this.armed = true;
-    this.schedule(() => this.turn());
-  }
-
   private turn(): void {
-    this.armed = false;
     this.spent = 0;
     let granted = 0;
     for (const [ticket, waiting] of this.waiting) {
@@ -75,7 +71,7 @@ export class IngestGate {
       this.waiting.delete(ticket);
       waiting.resume();
     }
-    if (this.waiting.size > 0) this.arm();
+    if (this.waiting.size > 0) this.trigger.arm();
   }
 }
 

@@ -1,3 +1,5 @@
+import { TurnTrigger } from './turn-trigger.js';
+
 /**
  * Hands out event-loop turns one at a time: each `next()` resolves in a turn of its own, oldest first. The PTYs of a
  * deleted owner or a closing host all reach their /proc work at once: the sweeps' synchronous steps (after one
@@ -12,15 +14,17 @@
  */
 export class StepTurns {
   private readonly waiting: Array<() => void> = [];
-  private armed = false;
+  private readonly trigger: TurnTrigger;
 
-  constructor(private readonly schedule: (turn: () => void) => void = setImmediate) {}
+  constructor(schedule?: (turn: () => void) => void) {
+    this.trigger = new TurnTrigger(() => this.turn(), schedule);
+  }
 
   /** Resolves in a turn no other step of this queue has, after every step asked for before it. */
   next(): Promise<void> {
     return new Promise<void>((resolve) => {
       this.waiting.push(resolve);
-      this.arm();
+      this.trigger.arm();
     });
   }
 
@@ -29,18 +33,10 @@ export class StepTurns {
     return this.waiting.length;
   }
 
-  private arm(): void {
-    if (this.armed) return;
-    this.armed = true;
-    // setImmediate: a callback scheduled while the loop runs immediates waits for the loop's next iteration, so
-    // the step after this one cannot join it in the same stretch of the loop.
-    this.schedule(() => this.turn());
-  }
-
   private turn(): void {
-    this.armed = false;
     const resolve = this.waiting.shift();
-    if (this.waiting.length > 0) this.arm();
+    // Armed from inside a turn: the next step cannot join this one in the same stretch of the loop.
+    if (this.waiting.length > 0) this.trigger.arm();
     resolve?.();
   }
 }
