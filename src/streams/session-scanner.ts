@@ -152,9 +152,10 @@ export function sessionScanner(
     scanInSlices: async () => {
       const scan = steps();
       for (;;) {
+        // The first slice too: scans begun in one turn (the exits of a deleted owner's PTYs) are spread over turns.
+        await procStepTurns.next();
         const step = scan.next();
         if (step.done) return step.value;
-        await procStepTurns.next();
       }
     },
   };
