@@ -197,6 +197,7 @@ describe('sweepSession', () => {
     const granted: Array<() => void> = [];
     let scans = 0;
     const scan = sweeper.scan;
+    // A grace far longer than the test: the polite phase must not give way to the freeze on a slow machine.
     const report = lastValueFrom(
       sweepSession(
         {
@@ -207,21 +208,28 @@ describe('sweepSession', () => {
             return scan();
           },
         },
-        { ...options, knownGroups: [7] },
+        { ...options, graceMs: 60_000, boundMs: 120_000, knownGroups: [7] },
       ),
     );
-    const settle = () => new Promise((resolve) => setTimeout(resolve, options.pollMs * 3));
-    await settle();
-    // Nothing before the first turn.
+    /** Waits (real time, bounded) until the sweep asks for its next turn; never while it holds one. */
+    const asked = async () => {
+      for (let waited = 0; granted.length === 0; waited += 5) {
+        if (waited > 10_000) throw new Error('the sweep never asked for a turn');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await asked();
+    // Several poll periods pass without a turn: nothing is scanned or signalled, and no second turn is asked for.
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs * 3));
     expect([scans, log, granted.length]).toEqual([0, [], 1]);
     granted.shift()?.();
-    await settle();
-    // The first step scanned and TERMed; the next poll waits for its own turn, and ticks meanwhile are not queued.
+    await asked();
+    // The first step scanned and TERMed; the next poll waits for its own turn.
     expect(scans).toBe(1);
     expect(log.some((l) => l.endsWith(':SIGTERM:7'))).toBe(true);
     expect(granted.length).toBe(1);
     granted.shift()?.();
-    await settle();
+    await asked();
     // The poll found the session empty; its confirmation, a frozen scan, is a step of its own.
     expect([scans, granted.length]).toEqual([2, 1]);
     expect(log.some((l) => l.includes('SIGSTOP'))).toBe(false);
