@@ -92,6 +92,11 @@ export const TERMINATE_GRACE_MS = 2_000;
 export const TERMINATE_POLL_MS = 25;
 /** After the session is empty, how long `script` gets to exit by itself before it is killed. */
 export const SCRIPT_EXIT_BACKSTOP_MS = 1_000;
+/**
+ * Checks in a row (one each TERMINATE_POLL_MS) that must find `script` asleep beside its unreaped, dead child before
+ * it is killed without waiting for the backstop (it missed the death and would never exit; script-missed-death.ts).
+ */
+export const SCRIPT_STUCK_CHECKS = 2;
 /** After `script` is SIGKILLed, how long to wait for Node to reap it before the termination reports anyway. */
 export const SCRIPT_REAP_MS = 1_000;
 /** The whole termination, KILL sweeps included, never takes longer than this. */

@@ -26,14 +26,49 @@ export function parseStat(pid: number, content: string): ProcStat | undefined {
 
 /** undefined when the process is gone (ENOENT/ESRCH are the expected race, nothing else is swallowed). */
 export function readStat(pid: number): ProcStat | undefined {
+  const content = readProcFile(pid, 'stat');
+  return content === undefined ? undefined : parseStat(pid, content);
+}
+
+function readProcFile(pid: number, name: string): string | undefined {
   try {
-    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ESRCH') return undefined;
     throw err;
   }
 }
+
+/** A zombie: its parent has not reaped it yet, and /proc still holds the status the parent's wait would get. */
+export interface Zombie {
+  readonly ppid: number;
+  readonly startTime: number;
+  /** As waitpid(2) reports it (proc(5) field 52, exit_code). */
+  readonly waitStatus: number;
+}
+
+/** undefined when the process is gone or not a zombie. */
+export function readZombie(pid: number): Zombie | undefined {
+  const content = readProcFile(pid, 'stat');
+  if (content === undefined) return undefined;
+  // Fields after the command name's ')', numbered as in proc(5): state(3) ppid(4) … starttime(22) … exit_code(52).
+  const fields = content.slice(content.lastIndexOf(')') + 2).split(' ');
+  const at = (n: number) => Number(fields[n - 3]);
+  if (fields[0] !== 'Z' || !Number.isInteger(at(52))) return undefined;
+  return { ppid: at(4), startTime: at(22), waitStatus: at(52) };
+}
+
+/** Whether a signal is pending for the process, for one thread of it (SigPnd) or for all (ShdPnd); undefined if gone. */
+export function isSignalPending(pid: number, signal: number): boolean | undefined {
+  const status = readProcFile(pid, 'status');
+  if (status === undefined) return undefined;
+  const bit = 1n << BigInt(signal - 1);
+  for (const [, mask] of status.matchAll(PENDING_SIGNAL_MASKS)) if ((BigInt(`0x${mask}`) & bit) !== 0n) return true;
+  return false;
+}
+
+const PENDING_SIGNAL_MASKS = /^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm;
 
 export function allProcesses(): ProcStat[] {
   const result: ProcStat[] = [];

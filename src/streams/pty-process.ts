@@ -27,6 +27,7 @@ import {
 } from '../limits.js';
 import { bindDirectory, type BoundDirectory } from '../engine/bound-directory.js';
 import { readStat, terminalOf } from '../engine/procfs.js';
+import { scriptExitCode, unreapedLeaderStatus } from '../engine/script-missed-death.js';
 import type { Reaper } from '../engine/reaper.js';
 import { hostDescriptors } from '../engine/inheritable-fds.js';
 import { ARGV_FD, scriptInvocation } from '../engine/script-invocation.js';
@@ -190,8 +191,12 @@ function scriptProcess$(
       subscriber.next({ kind: 'started', handle });
       for (const event of early.splice(0)) subscriber.next(event);
     };
+    /** The program's wait status, read from /proc when script is killed beside its unreaped, dead child. */
+    let unreapedStatus: number | undefined;
     const killScript = () => {
-      if (!closed) signalQuietly(pid, 'SIGKILL');
+      if (closed) return;
+      if (terminalSid !== null) unreapedStatus ??= unreapedLeaderStatus(pid, terminalSid);
+      signalQuietly(pid, 'SIGKILL');
     };
     const releaseGuard = () => {
       if (terminalSid !== null) guard.release(terminalSid);
@@ -296,7 +301,11 @@ function scriptProcess$(
           markStarted();
           const rest = decoder.end();
           if (rest.length > 0) subscriber.next({ kind: 'output', text: rest, bytes: 0 });
-          exitCode = { code, signal };
+          // Killed beside its dead child (it missed the death, see script-missed-death.ts): the program's own status.
+          exitCode =
+            signal === 'SIGKILL' && unreapedStatus !== undefined
+              ? { code: scriptExitCode(unreapedStatus), signal: null }
+              : { code, signal };
           lingerOrComplete();
         })
         .exhaustive();

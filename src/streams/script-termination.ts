@@ -1,9 +1,11 @@
 import { catchError, defer, map, type Observable, of, type SchedulerLike, shareReplay, tap, timeout } from 'rxjs';
 import { childrenOf } from '../engine/procfs.js';
+import { missedLeaderDeath } from '../engine/script-missed-death.js';
 import {
   MAX_FREEZE_SCANS,
   SCRIPT_EXIT_BACKSTOP_MS,
   SCRIPT_REAP_MS,
+  SCRIPT_STUCK_CHECKS,
   TERMINATE_GRACE_MS,
   TERMINATE_POLL_MS,
   TERMINATE_TIMEOUT_MS,
@@ -78,6 +80,9 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
           backstopMs: SCRIPT_EXIT_BACKSTOP_MS,
           nudge: sweeper.resumeOutsiders,
           nudgeMs: TERMINATE_POLL_MS,
+          // The leader's pid is the session id: it called setsid().
+          stuck: () => missedLeaderDeath(pid, scriptStart, sid) !== undefined,
+          stuckChecks: SCRIPT_STUCK_CHECKS,
           reapMs: SCRIPT_REAP_MS,
           ...on,
         }),

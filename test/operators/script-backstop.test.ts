@@ -14,6 +14,8 @@ describe('scriptBackstop', () => {
           backstopMs: 10,
           nudge: () => nudges.push(scheduler.now()),
           nudgeMs: 2,
+          stuck: () => false,
+          stuckChecks: 2,
           reapMs: 5,
           scheduler,
         }),
@@ -41,6 +43,8 @@ describe('scriptBackstop', () => {
           backstopMs: 10,
           nudge: () => undefined,
           nudgeMs: 3,
+          stuck: () => false,
+          stuckChecks: 2,
           reapMs: 5,
           scheduler,
         }),
@@ -51,4 +55,50 @@ describe('scriptBackstop', () => {
       expect(kills).toEqual([10]);
     });
   });
+
+  it.each([
+    // Asked at 0, 2, 4, 6, 8: the second "stuck" in a row (at 8) kills; the reap follows 1 ms later.
+    {
+      case: 'two in a row',
+      answers: [false, true, false, true, true],
+      kill: 8,
+      exited: '---------x',
+      report: '9ms (r|)',
+    },
+    // Never twice in a row: the backstop kills.
+    {
+      case: 'never twice in a row',
+      answers: [true, false, true, false, true, false],
+      kill: 10,
+      exited: '-----------x',
+      report: '11ms (r|)',
+    },
+  ])(
+    'kills script once it is known stuck ($case), without waiting for the backstop',
+    ({ answers, kill, exited, report }) => {
+      const scheduler = testScheduler();
+      scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const exited$ = hot(exited);
+        const kills: number[] = [];
+        const asked: number[] = [];
+        const out = of({ termed: 1 }).pipe(
+          scriptBackstop(exited$, () => kills.push(scheduler.now()), {
+            backstopMs: 10,
+            nudge: () => undefined,
+            nudgeMs: 2,
+            stuck: () => answers[asked.push(scheduler.now()) - 1] ?? false,
+            stuckChecks: 2,
+            reapMs: 5,
+            scheduler,
+          }),
+        );
+        expectObservable(out).toBe(report, { r: { termed: 1, scriptKilled: true } });
+        expectSubscriptions(exited$.subscriptions).toBe([`^ ${kill - 1}ms !`, `${kill}ms ^!`]);
+        scheduler.flush();
+        expect(kills).toEqual([kill]);
+        // No more checks once script is killed.
+        expect(asked.at(-1)).toBeLessThanOrEqual(kill);
+      });
+    },
+  );
 });
