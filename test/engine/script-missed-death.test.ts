@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readStat } from '../../src/engine/procfs.js';
+import { signalQuietly } from '../../src/streams/session-members.js';
 import { missedLeaderDeath, scriptExitCode, unreapedLeaderStatus } from '../../src/engine/script-missed-death.js';
 import { waitFor } from '../../src/testkit/waits.js';
 
@@ -26,8 +27,11 @@ function neglectfulParent(death: Death, blockSigchld: boolean): ChildProcess {
 
 describe('a script that missed its child’s death, told from /proc', () => {
   const started: ChildProcess[] = [];
+  /** Forked children still alive ('none'): they hold the parent's stdout pipe, which would keep jest waiting. */
+  const forked: number[] = [];
   afterAll(() => {
     for (const child of started) child.kill('SIGKILL');
+    for (const pid of forked) signalQuietly(pid, 'SIGKILL');
   });
   const start = async (death: Death, blockSigchld: boolean) => {
     const parent = neglectfulParent(death, blockSigchld);
@@ -36,6 +40,7 @@ describe('a script that missed its child’s death, told from /proc', () => {
       parent.stdout!.once('data', (d) => resolve(Number(`${d}`))),
     );
     const parentPid = parent.pid!;
+    if (death === 'none') forked.push(childPid);
     const childState = death === 'none' ? 'S' : 'Z';
     await waitFor(
       () => readStat(childPid)?.state === childState && readStat(parentPid)?.state === 'S',
