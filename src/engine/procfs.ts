@@ -70,6 +70,16 @@ export function isSignalPending(pid: number, signal: number): boolean | undefine
 
 const PENDING_SIGNAL_MASKS = /^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm;
 
+/**
+ * The kernel function a sleeping process waits in (/proc/PID/wchan): `poll_schedule_timeout.constprop.0` in
+ * poll(2), `sock_alloc_send_pskb` for a writer blocked on a full socket (Node's stdio pipes are socket pairs).
+ * undefined when the process is gone, running, or the kernel hides it from us (it then reads "0").
+ */
+export function readWaitChannel(pid: number): string | undefined {
+  const channel = readProcFile(pid, 'wchan');
+  return channel === undefined || channel === '' || channel === '0' ? undefined : channel;
+}
+
 export function allProcesses(): ProcStat[] {
   const result: ProcStat[] = [];
   for (const name of readdirSync('/proc')) {

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { isSignalPending, readStat, readZombie } from './procfs.js';
+import { isSignalPending, readStat, readWaitChannel, readZombie } from './procfs.js';
 
 // util-linux `script` hears of its child's death from a SIGCHLD it reads off a signalfd, and SIGCHLD is not queued:
 // if one is still pending when the child dies (for the child's stop or continue, unread because script was off the
@@ -13,15 +13,21 @@ export function unreapedLeaderStatus(scriptPid: number, leaderPid: number): numb
   return zombie?.ppid === scriptPid ? zombie.waitStatus : undefined;
 }
 
+/** Where script's main loop sleeps: in poll(2), on its signalfd, the PTY master and its stdin. */
+const POLL_WAIT = /^(?:poll_schedule_timeout|do_sys_poll|do_poll)/;
+
 /**
  * The leader's wait status when `script` has missed its death: the leader is script's unreaped zombie while script
- * sleeps with no SIGCHLD pending. script reaps right after it reads the signal, never sleeping in between, so such a
- * script never wakes. undefined otherwise; also for a stopped script, which the backstop's nudge continues.
+ * sleeps in poll(2) with no SIGCHLD pending. script reaps right after it reads the signal, never sleeping in between,
+ * so such a script never wakes. undefined otherwise: for a stopped script (the backstop's nudge continues it), and
+ * for one blocked elsewhere, such as writing output to a full pipe (killing it would lose that output), or when the
+ * kernel does not say where it sleeps.
  */
 export function missedLeaderDeath(scriptPid: number, scriptStart: number, leaderPid: number): number | undefined {
   if (unreapedLeaderStatus(scriptPid, leaderPid) === undefined) return undefined;
   const script = readStat(scriptPid);
   if (script?.startTime !== scriptStart || script.state !== 'S') return undefined;
+  if (!POLL_WAIT.test(readWaitChannel(scriptPid) ?? '')) return undefined;
   if (isSignalPending(scriptPid, constants.signals.SIGCHLD) !== false) return undefined;
   // Still unreaped after the look at script: it did not reap in between.
   return unreapedLeaderStatus(scriptPid, leaderPid);

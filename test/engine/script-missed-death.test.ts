@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readStat } from '../../src/engine/procfs.js';
+import { readStat, readWaitChannel } from '../../src/engine/procfs.js';
 import { signalQuietly } from '../../src/streams/session-members.js';
 import { missedLeaderDeath, scriptExitCode, unreapedLeaderStatus } from '../../src/engine/script-missed-death.js';
 import { waitFor } from '../../src/testkit/waits.js';
@@ -11,16 +11,20 @@ import { waitFor } from '../../src/testkit/waits.js';
  */
 type Death = 'exit 3' | 'SIGKILL' | 'none';
 
-function neglectfulParent(death: Death, blockSigchld: boolean): ChildProcess {
+/**
+ * `sleepsIn`: 'poll' sleeps in poll(2) on nothing, as script's loop does; 'pipe write' writes to its stdout until
+ * that is full (nobody reads it after the pid), as a script with output still to deliver would.
+ */
+function neglectfulParent(death: Death, blockSigchld: boolean, sleepsIn: 'poll' | 'pipe write'): ChildProcess {
   const program = [
-    'import os, signal, sys, time',
+    'import os, select, signal, sys, time',
     blockSigchld ? 'signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])' : '',
     'pid = os.fork()',
     'if pid == 0:',
     death === 'exit 3' ? '    os._exit(3)' : '    time.sleep(100)',
     death === 'SIGKILL' ? 'os.kill(pid, signal.SIGKILL)' : '',
     'print(pid, flush=True)',
-    'time.sleep(30)',
+    sleepsIn === 'poll' ? 'select.poll().poll()' : 'os.write(1, b"x" * (1 << 20))',
   ].join('\n');
   return spawn('python3', ['-c', program], { stdio: ['ignore', 'pipe', 'inherit'] });
 }
@@ -33,11 +37,15 @@ describe('a script that missed its child’s death, told from /proc', () => {
     for (const child of started) child.kill('SIGKILL');
     for (const pid of forked) signalQuietly(pid, 'SIGKILL');
   });
-  const start = async (death: Death, blockSigchld: boolean) => {
-    const parent = neglectfulParent(death, blockSigchld);
+  const start = async (death: Death, blockSigchld: boolean, sleepsIn: 'poll' | 'pipe write' = 'poll') => {
+    const parent = neglectfulParent(death, blockSigchld, sleepsIn);
     started.push(parent);
     const childPid = await new Promise<number>((resolve) =>
-      parent.stdout!.once('data', (d) => resolve(Number(`${d}`))),
+      parent.stdout!.once('data', (d) => {
+        // Read no further: a writer then fills the pipe and blocks.
+        parent.stdout!.pause();
+        resolve(Number(`${d}`.split('\n')[0]));
+      }),
     );
     const parentPid = parent.pid!;
     if (death === 'none') forked.push(childPid);
@@ -67,6 +75,14 @@ describe('a script that missed its child’s death, told from /proc', () => {
 
   it('does not call a parent stuck while the death is still pending for it (it will read it)', async () => {
     const { parentPid, childPid, parentStart } = await start('SIGKILL', true);
+    expect(unreapedLeaderStatus(parentPid, childPid)).toBe(9);
+    expect(missedLeaderDeath(parentPid, parentStart, childPid)).toBeUndefined();
+  });
+
+  it('does not call a parent stuck while it is blocked writing output (killing it would lose that output)', async () => {
+    const { parentPid, childPid, parentStart } = await start('SIGKILL', false, 'pipe write');
+    // Node's stdio 'pipe' is a socket pair: the writer sleeps in the socket's send (sock_alloc_send_pskb).
+    await waitFor(() => readWaitChannel(parentPid)?.includes('send') || undefined, 'a writer blocked on its stdout');
     expect(unreapedLeaderStatus(parentPid, childPid)).toBe(9);
     expect(missedLeaderDeath(parentPid, parentStart, childPid)).toBeUndefined();
   });
