@@ -176,7 +176,10 @@ describe('PTY engine with real script processes', () => {
         handle.terminate().subscribe({ next: resolve, error: reject }),
       );
       const took = Date.now() - t0;
-      expect(report).toMatchObject({ escalated: true, scriptKilled: false });
+      // script exits by itself once the session is empty, unless the leader's stop and death reached it as one
+      // SIGCHLD (the sweep STOPs, then KILLs); it is then killed at once, and the exit code is the program's all
+      // the same (script-missed-death.ts). Which one happens is the scheduler's call.
+      expect(report).toMatchObject({ escalated: true });
       expect(took).toBeGreaterThanOrEqual(TERMINATE_GRACE_MS);
       expect(took).toBeLessThan(TERMINATE_GRACE_MS + 1_500);
       expect((await probe.exited()).exitCode).toBe(137);
