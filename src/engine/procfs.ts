@@ -12,15 +12,24 @@ export interface ProcStat {
   readonly startTime: number;
 }
 
-/** Parses /proc/PID/stat; the command name may hold spaces and parentheses, so fields count from the last ')'. */
-export function parseStat(pid: number, content: string): ProcStat | undefined {
+/**
+ * The fields of /proc/PID/stat after the command name: the name may hold spaces and parentheses, so they count from
+ * the last ')'. `state` is field 3; `at(n)` is numeric field n as proc(5) numbers them (ppid 4, pgrp 5, session 6,
+ * tty_nr 7, starttime 22, exit_code 52).
+ */
+function statFields(content: string): { state: string; at: (n: number) => number } | undefined {
   const close = content.lastIndexOf(')');
   if (close < 0) return undefined;
   const fields = content.slice(close + 2).split(' ');
-  // After ')': state(3) ppid(4) pgrp(5) session(6) tty_nr(7) … starttime(22), numbered as in proc(5).
-  const at = (n: number) => Number(fields[n - 3]);
   const state = fields[0];
-  if (state === undefined) return undefined;
+  return state === undefined ? undefined : { state, at: (n) => Number(fields[n - 3]) };
+}
+
+/** Parses /proc/PID/stat. */
+export function parseStat(pid: number, content: string): ProcStat | undefined {
+  const fields = statFields(content);
+  if (fields === undefined) return undefined;
+  const { state, at } = fields;
   return { pid, state, ppid: at(4), pgrp: at(5), sessionId: at(6), ttyNr: at(7), startTime: at(22) };
 }
 
@@ -51,11 +60,9 @@ export interface Zombie {
 /** undefined when the process is gone or not a zombie. */
 export function readZombie(pid: number): Zombie | undefined {
   const content = readProcFile(pid, 'stat');
-  if (content === undefined) return undefined;
-  // Fields after the command name's ')', numbered as in proc(5): state(3) ppid(4) … starttime(22) … exit_code(52).
-  const fields = content.slice(content.lastIndexOf(')') + 2).split(' ');
-  const at = (n: number) => Number(fields[n - 3]);
-  if (fields[0] !== 'Z' || !Number.isInteger(at(52))) return undefined;
+  const fields = content === undefined ? undefined : statFields(content);
+  if (fields?.state !== 'Z' || !Number.isInteger(fields.at(52))) return undefined;
+  const { at } = fields;
   return { ppid: at(4), startTime: at(22), waitStatus: at(52) };
 }
 
