@@ -46,7 +46,8 @@ export const LINE_OVERHEAD_CHARS = 16;
 export const BUFFER_PIECE_CHARS = 8_192;
 /**
  * The largest chunk the WebAssembly line scan takes (src/buffer/line-scan.ts); its memory is sized for it. A pipe
- * read is at most 64 KiB; a larger chunk (a test's) is scanned in JS.
+ * read in Node is at most 64 KiB; Bun joins reads into larger chunks, which OutputBuffer.append cuts to this size
+ * when they are ASCII (anything else is scanned in JS).
  */
 export const LINE_SCAN_MAX_CHUNK_BYTES = 128 * 1024;
 /** Raw bytes kept for `raw: true` reads: the same bound as the text buffer, in characters. */

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { StringDecoder } from 'node:string_decoder';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { LineScanner, lineScanner, SCAN_GROUP_LINES } from '../../src/buffer/line-scan.js';
 import { LINE_SCAN_WASM_BASE64 } from '../../src/buffer/wasm/line-scan-binary.js';
@@ -118,5 +119,60 @@ describe('OutputBuffer with and without the native scan', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('a chunk larger than the native scan takes', () => {
+  /** Numbered lines, so a line misplaced by one character shows in the pages. */
+  const numberedLines = (chars: number): string => {
+    let text = '';
+    for (let n = 0; text.length < chars; n++) text += `${n} ${'x'.repeat(n % 97)}\n`;
+    return text;
+  };
+
+  afterEach(() => jest.restoreAllMocks());
+
+  /** Every line looked up on its own (through the group index the scan built), not only read in order. */
+  const expectSameLines = (scanned: OutputBuffer, plain: OutputBuffer): void => {
+    expect(scanned.stats()).toEqual(plain.stats());
+    expect(scanned.page(0, scanned.retainedLines)).toEqual(plain.page(0, plain.retainedLines));
+    for (let offset = 0; offset < plain.retainedLines; offset += 5) {
+      expect(scanned.page(offset, 1)).toEqual(plain.page(offset, 1));
+    }
+  };
+
+  it('is scanned natively in parts, with the lines the JS path gives', () => {
+    const load = jest.spyOn(scanner, 'load');
+    const text = `${numberedLines(2.5 * LINE_SCAN_MAX_CHUNK_BYTES)}tail`;
+    const scanned = new OutputBuffer({ maxChars: 4 * LINE_SCAN_MAX_CHUNK_BYTES });
+    const plain = new OutputBuffer({ maxChars: 4 * LINE_SCAN_MAX_CHUNK_BYTES, scanner: null });
+    scanned.append(text, Buffer.from(text, 'latin1'));
+    plain.append(text);
+    expect(load.mock.calls.map(([bytes]) => bytes.length)).toEqual([
+      LINE_SCAN_MAX_CHUNK_BYTES,
+      LINE_SCAN_MAX_CHUNK_BYTES,
+      text.length - 2 * LINE_SCAN_MAX_CHUNK_BYTES,
+    ]);
+    expect(load.mock.results.map((result) => result.value)).toEqual([true, true, true]);
+    expectSameLines(scanned, plain);
+    expect(scanned.partialLine()).toBe('tail');
+    expect(scanned.rawText()).toBe(text);
+  });
+
+  it('is not cut when its text is not its bytes, even at equal length', () => {
+    // The last chunk ended in a lead byte: the decoder puts a replacement character first (one more character), and
+    // a two-byte character further on gives one back. Cut at the same offsets, text and bytes would be one apart.
+    const body = numberedLines(1.5 * LINE_SCAN_MAX_CHUNK_BYTES);
+    const bytes = Buffer.concat([Buffer.from(body, 'latin1'), Buffer.from('é\nend\n', 'utf8')]);
+    const decoder = new StringDecoder('utf8');
+    const first = decoder.write(Buffer.from([0x41, 0xc3]));
+    const text = decoder.write(bytes);
+    expect(text.length).toBe(bytes.length);
+    const scanned = new OutputBuffer({ maxChars: 4 * LINE_SCAN_MAX_CHUNK_BYTES });
+    const plain = new OutputBuffer({ maxChars: 4 * LINE_SCAN_MAX_CHUNK_BYTES, scanner: null });
+    for (const buffer of [scanned, plain]) buffer.append(first, Buffer.from([0x41, 0xc3]));
+    scanned.append(text, bytes);
+    plain.append(text);
+    expectSameLines(scanned, plain);
   });
 });
