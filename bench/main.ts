@@ -8,7 +8,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { BenchConfig } from './lib/config.js';
 import { markdown, table, type Row } from './lib/report.js';
-import { hasGc, log, machine } from './lib/util.js';
+import { hasGc, log, machine, RUNTIME } from './lib/util.js';
 import { buffer } from './suites/buffer.js';
 import { exitLag } from './suites/exit-lag.js';
 import { ingest } from './suites/ingest.js';
@@ -63,6 +63,7 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string>
 async function main(): Promise<void> {
   const { quick, only } = parseArgs(process.argv.slice(2));
   const cfg: BenchConfig = { quick };
+  log(`runtime: ${RUNTIME}`);
   if (!hasGc())
     log('warning: run with node --expose-gc (npm run bench does): memory numbers are less stable without forced GC');
   const selected = SUITES.filter((s) => only === null || only.has(s.name) || s.aliases?.some((a) => only.has(a)));
@@ -89,13 +90,15 @@ async function main(): Promise<void> {
     rows,
   };
   const dir = 'bench-results';
+  // A run in Bun keeps its own files, so it never overwrites the Node run's that docs/PERFORMANCE.md quotes.
+  const stem = RUNTIME.startsWith('bun') ? 'latest-bun' : 'latest';
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(join(dir, 'latest.md'), `${markdown(rows)}\n`);
+  writeFileSync(join(dir, `${stem}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(dir, `${stem}.md`), `${markdown(rows)}\n`);
   process.stdout.write(`\n${table(rows)}\n\n`);
   for (const row of rows) if (row.note) process.stdout.write(`note: ${row.suite} / ${row.name}: ${row.note}\n`);
   process.stdout.write(
-    `total ${result.totalSeconds} s, load average ${loadBefore[0]?.toFixed(2)} → ${result.loadAverage.after?.toFixed(2)}; wrote ${join(dir, 'latest.json')} (and latest.md)\n`,
+    `total ${result.totalSeconds} s, load average ${loadBefore[0]?.toFixed(2)} → ${result.loadAverage.after?.toFixed(2)}; wrote ${join(dir, `${stem}.json`)} (and ${stem}.md)\n`,
   );
 }
 

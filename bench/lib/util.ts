@@ -5,9 +5,21 @@ export { sleep } from '../../src/testkit/waits.js';
 
 export const MiB = 1_048_576;
 
-/** Full GC twice (the second collects what the first's finalizers freed); a no-op without --expose-gc. */
+/** Bun's API where the bench runs in Bun (OpenCode's own runtime: `npm run bench:bun`), else undefined. */
+const bun = (globalThis as { Bun?: { version: string; gc(full: boolean): void } }).Bun;
+
+/** The runtime the bench runs in, for the report: `node v20.20.2` or `bun 1.3.14`. */
+export const RUNTIME = bun === undefined ? `node ${process.version}` : `bun ${bun.version}`;
+
+/** A synchronous full collection: Node's with --expose-gc, Bun's always; undefined when there is none. */
+function collector(): (() => void) | undefined {
+  if (bun !== undefined) return () => bun.gc(true);
+  return (globalThis as { gc?: () => void }).gc;
+}
+
+/** Full GC twice (the second collects what the first's finalizers freed); a no-op without --expose-gc in Node. */
 export function fullGc(): void {
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const gc = collector();
   if (gc) {
     gc();
     gc();
@@ -15,7 +27,7 @@ export function fullGc(): void {
 }
 
 export function hasGc(): boolean {
-  return typeof (globalThis as { gc?: unknown }).gc === 'function';
+  return collector() !== undefined;
 }
 
 /** Rotates the order of the sides each repetition so neither always runs first (A B C, B C A, C A B …). */
@@ -36,7 +48,7 @@ export interface Machine {
   readonly nproc: number;
   readonly cpuModel: string;
   readonly memory: string;
-  readonly node: string;
+  readonly runtime: string;
   readonly script: string;
   readonly grep: string;
   readonly kernel: string;
@@ -48,7 +60,7 @@ export function machine(): Machine {
     nproc: availableParallelism(),
     cpuModel: /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? 'unknown',
     memory: run('/usr/bin/free', ['-h']),
-    node: process.version,
+    runtime: RUNTIME,
     script: run('/usr/bin/script', ['--version']),
     grep: run('/usr/bin/grep', ['--version']).split('\n')[0] ?? '',
     kernel: release(),
