@@ -6,11 +6,31 @@ export interface ScriptInvocation {
   readonly args: readonly string[];
   readonly env: Record<string, string>;
   /**
-   * The program's argv, each word NUL-terminated: written by the host to the chain's fd 3 (ARGV_FD) and read by
-   * the wrapper, so no word is ever quoted into one argv string (the kernel caps a single one at 131,072 bytes).
+   * With `argvVia: 'channel'`, the program's argv, each word NUL-terminated: written by the host to the chain's fd 3
+   * (ARGV_FD) and read by the wrapper, so no word is ever quoted into one argv string (the kernel caps a single
+   * one at 131,072 bytes). Undefined with `'environment'`: the words are in `env` (ARGV_ENV_COUNT, ARGV_ENV_PREFIX).
    */
-  readonly argv: Buffer;
+  readonly argv: Buffer | undefined;
 }
+
+/**
+ * How the program's argv reaches the wrapper. `channel`: a fourth stdio pipe (fd 3), which also carries the
+ * wrapper's pid report back. `environment`: one variable per word, which the wrapper unsets before the exec, so
+ * the program never sees them; no pid report, the host finds the leader by /proc.
+ */
+export type ArgvVia = 'channel' | 'environment';
+
+/**
+ * Bun 1.3 (OpenCode 1.18's runtime) mishandles a fourth stdio pipe: with 16 children at a time, 15% of them never
+ * reported their end, some lost the end of their output, and some emitted EBADF (epoll_ctl) instead of exiting
+ * (docs/HOSTS.md). Three pipes are sound there, so under Bun the argv travels in the environment.
+ */
+export const DEFAULT_ARGV_VIA: ArgvVia =
+  typeof (process.versions as { bun?: string }).bun === 'string' ? 'environment' : 'channel';
+
+/** The variables of `argvVia: 'environment'`: the word count, and each word under the prefix and its index. */
+export const ARGV_ENV_COUNT = 'LOCAL_PTY_ARGC';
+export const ARGV_ENV_PREFIX = 'LOCAL_PTY_ARG_';
 
 /** The chain's own locale, the plain one: nothing in it decodes text (see scriptInvocation). */
 const CHAIN_LOCALE = 'C';
@@ -34,11 +54,11 @@ function closeDescriptorsAbove(keep: number): string {
  * the command: this first link of the chain closes everything above the argv channel, then execs on.
  * Used only when the host holds such a descriptor (inheritable-fds.ts): it costs one exec, ≈1.5–2 ms of a spawn.
  */
-const CLOSE_INHERITED_FDS = `${closeDescriptorsAbove(ARGV_FD)}; exec "$@"`;
+const closeInheritedFds = (keep: number): string => `${closeDescriptorsAbove(keep)}; exec "$@"`;
 
 /**
  * The wrapper's own belt: every descriptor above 2 is closed before the program runs, whether or not the chain
- * began with CLOSE_INHERITED_FDS (the host's descriptors are checked before the spawn, and a native addon may
+ * began with closeInheritedFds (the host's descriptors are checked before the spawn, and a native addon may
  * open one in between). The wrapper runs anyway: this costs no process, ≈0.05 ms.
  */
 const CLOSE_ABOVE_STDIO = closeDescriptorsAbove(2);
@@ -57,7 +77,26 @@ const CLOSE_ABOVE_STDIO = closeDescriptorsAbove(2);
  *
  * The chain itself runs in the C locale (see scriptInvocation); the program gets COMMAND_LOCALE back at its exec.
  */
-export function wrapperCommand(rows: number, cols: number): string {
+export function wrapperCommand(rows: number, cols: number, argvVia: ArgvVia = 'channel'): string {
+  return [
+    ...(argvVia === 'channel' ? readArgvFromChannel() : readArgvFromEnvironment()),
+    CLOSE_ABOVE_STDIO,
+    `(( \${#argv[@]} > 0 )) || exit 127`,
+    `${STTY_PATH} rows ${rows} cols ${cols} -onlcr`,
+    `LANG=${COMMAND_LOCALE} SHELL=${WRAPPER_SHELL_PATH} exec -- "\${argv[@]}"`,
+  ].join('; ');
+}
+
+/** Each word from its variable (`${!name}`: the bytes as they are, no splitting or globbing), then unset. */
+function readArgvFromEnvironment(): string[] {
+  return [
+    'argv=()',
+    `for (( i = 0; i < ${ARGV_ENV_COUNT}; i++ )); do w=${ARGV_ENV_PREFIX}$i; argv+=("\${!w}"); unset "$w"; done`,
+    `unset ${ARGV_ENV_COUNT} i w`,
+  ];
+}
+
+function readArgvFromChannel(): string[] {
   return [
     `mapfile -t -d '' -u ${ARGV_FD} argv`,
     // The shell is the session leader already (script's child called setsid and exec'd it), and the program will
@@ -71,11 +110,7 @@ export function wrapperCommand(rows: number, cols: number): string {
     `{ printf '%d\\n' "$$" >&${ARGV_FD}; } 2>/dev/null`,
     `trap - PIPE`,
     `exec ${ARGV_FD}>&-`,
-    CLOSE_ABOVE_STDIO,
-    `(( \${#argv[@]} > 0 )) || exit 127`,
-    `${STTY_PATH} rows ${rows} cols ${cols} -onlcr`,
-    `LANG=${COMMAND_LOCALE} SHELL=${WRAPPER_SHELL_PATH} exec -- "\${argv[@]}"`,
-  ].join('; ');
+  ];
 }
 
 /** The argv as written to fd 3: every word NUL-terminated (a word never holds NUL; command-bounds checks that). */
@@ -85,10 +120,13 @@ export function argvPayload(command: string, args: readonly string[]): Buffer {
 
 export interface ChainOptions {
   /**
-   * Start the chain with the bash step that closes descriptors above fd 3 (CLOSE_INHERITED_FDS), so that not even
-   * setpriv and script hold them. Needed only when the host holds an inheritable descriptor (inheritable-fds.ts).
+   * Start the chain with the bash step that closes descriptors above fd 3 (above 2 without the channel), so that
+   * not even setpriv and script hold them. Needed only when the host holds an inheritable descriptor
+   * (inheritable-fds.ts).
    */
   readonly closeInheritedFds: boolean;
+  /** Default: DEFAULT_ARGV_VIA, the channel except under Bun. */
+  readonly argvVia?: ArgvVia;
 }
 
 /**
@@ -103,6 +141,7 @@ export function scriptInvocation(
   cols: number,
   options: ChainOptions,
 ): ScriptInvocation {
+  const argvVia = options.argvVia ?? DEFAULT_ARGV_VIA;
   const chain = [
     SETPRIV_PATH,
     '--pdeathsig',
@@ -114,7 +153,7 @@ export function scriptInvocation(
     '--echo',
     'never',
     '--command',
-    wrapperCommand(rows, cols),
+    wrapperCommand(rows, cols, argvVia),
     '/dev/null',
   ];
   const [file, ...rest] = options.closeInheritedFds
@@ -125,7 +164,7 @@ export function scriptInvocation(
         '--norc',
         '--noprofile',
         '-c',
-        CLOSE_INHERITED_FDS,
+        closeInheritedFds(argvVia === 'channel' ? ARGV_FD : 2),
         'local-pty',
         ...chain,
       ]
@@ -136,7 +175,21 @@ export function scriptInvocation(
     // `script` runs `$SHELL -c WRAPPER`: bash for mapfile; the wrapper gives the program the fixed SHELL back.
     // LANG=C: setpriv, script, bash and stty skip loading the UTF-8 locale (≈0.45 ms in all, measured); none of
     // them decodes text (mapfile splits bytes at NUL), and the wrapper gives the program COMMAND_LOCALE back.
-    env: { ...fixedEnvironment(), LANG: CHAIN_LOCALE, SHELL: BASH_PATH },
-    argv: argvPayload(command, args),
+    env: {
+      ...fixedEnvironment(),
+      LANG: CHAIN_LOCALE,
+      SHELL: BASH_PATH,
+      ...(argvVia === 'environment' ? argvEnvironment(command, args) : {}),
+    },
+    argv: argvVia === 'channel' ? argvPayload(command, args) : undefined,
   };
+}
+
+/** The argv as variables for the wrapper (command-bounds keeps each word within the kernel's 131,072 bytes). */
+export function argvEnvironment(command: string, args: readonly string[]): Record<string, string> {
+  const words = [command, ...args];
+  return Object.fromEntries([
+    [ARGV_ENV_COUNT, String(words.length)],
+    ...words.map((word, i) => [`${ARGV_ENV_PREFIX}${i}`, word]),
+  ]);
 }

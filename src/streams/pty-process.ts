@@ -30,7 +30,7 @@ import { readStat, terminalOf } from '../engine/procfs.js';
 import { scriptExitCode, unreapedLeaderStatus } from '../engine/script-missed-death.js';
 import type { Reaper } from '../engine/reaper.js';
 import { hostDescriptors } from '../engine/inheritable-fds.js';
-import { ARGV_FD, scriptInvocation } from '../engine/script-invocation.js';
+import { ARGV_FD, type ArgvVia, scriptInvocation } from '../engine/script-invocation.js';
 import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/orphan-guard.js';
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
@@ -105,6 +105,8 @@ export interface PtyProcessDeps {
   readonly ingestGate?: IngestGate;
   readonly orphanGuard?: OrphanGuard;
   readonly scheduler?: SchedulerLike;
+  /** How the argv reaches the chain; default DEFAULT_ARGV_VIA (see script-invocation.ts). */
+  readonly argvVia?: ArgvVia;
 }
 
 /**
@@ -136,6 +138,7 @@ function scriptProcess$(
   return new Observable<PtyEvent>((subscriber) => {
     const invocation = scriptInvocation(spec.command, spec.args, spec.rows, spec.cols, {
       closeInheritedFds: hostDescriptors.held(),
+      ...(deps.argvVia ? { argvVia: deps.argvVia } : {}),
     });
     let child: ChildProcess;
     try {
@@ -143,7 +146,7 @@ function scriptProcess$(
         cwd: bound.cwdPath,
         env: invocation.env,
         detached: true,
-        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+        stdio: invocation.argv === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
       });
     } catch (err) {
       subscriber.error(spawnFailed(err));
@@ -153,7 +156,7 @@ function scriptProcess$(
       closeBound();
     }
     // The wrapper reads the argv until EOF; a chain that died first makes this fail, which 'close' reports.
-    const argvChannel = child.stdio[ARGV_FD] as Duplex | null | undefined;
+    const argvChannel = invocation.argv === undefined ? undefined : (child.stdio[ARGV_FD] as Duplex | null | undefined);
     argvChannel?.on('error', () => undefined);
     // Our side is written and ended; once the chain's side ends too, nothing more can pass: close it.
     argvChannel?.once('end', () => argvChannel.destroy());

@@ -385,7 +385,7 @@ describe('PTY engine with real script processes', () => {
         process.execPath,
         [
           require.resolve('../fixtures/host-spawn.cjs'),
-          JSON.stringify({ ...inv, argv: inv.argv.toString('base64'), oneWay: true }),
+          JSON.stringify({ ...inv, argv: inv.argv?.toString('base64'), oneWay: true }),
         ],
         { stdio: ['ignore', 'pipe', 'ignore'] },
       );
@@ -416,7 +416,7 @@ describe('PTY engine with real script processes', () => {
     const inv = scriptInvocation('sleep', [`1004.${marker}`], 40, 120, { closeInheritedFds: false });
     const host = spawn(
       process.execPath,
-      [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ ...inv, argv: inv.argv.toString('base64') })],
+      [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ ...inv, argv: inv.argv?.toString('base64') })],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },

@@ -1,6 +1,12 @@
 import type { Subscription } from 'rxjs';
 import { Reaper } from '../../src/engine/reaper.js';
-import { ptyProcess$, type PtyEvent, type PtyHandle, type PtySpec } from '../../src/streams/pty-process.js';
+import {
+  ptyProcess$,
+  type PtyEvent,
+  type PtyHandle,
+  type PtyProcessDeps,
+  type PtySpec,
+} from '../../src/streams/pty-process.js';
 
 export type ExitEvent = Extract<PtyEvent, { kind: 'exit' }>;
 
@@ -19,8 +25,10 @@ export class PtyProbe {
   constructor(
     spec: Partial<PtySpec> & { command: string },
     readonly reaper = new Reaper(),
+    deps: Omit<PtyProcessDeps, 'reaper'> = {},
   ) {
-    this.subscription = ptyProcess$({ args: [], workdir: '/tmp', rows: 40, cols: 120, ...spec }, { reaper }).subscribe({
+    const full = { args: [], workdir: '/tmp', rows: 40, cols: 120, ...spec };
+    this.subscription = ptyProcess$(full, { ...deps, reaper }).subscribe({
       next: (e) => {
         if (e.kind === 'started') this.handle = e.handle;
         else if (e.kind === 'output') this.text += e.text;
@@ -104,8 +112,9 @@ export class PtyProbe {
 export async function runToExit(
   spec: Partial<PtySpec> & { command: string },
   timeoutMs = 10_000,
+  deps: Omit<PtyProcessDeps, 'reaper'> = {},
 ): Promise<{ text: string; exit: ExitEvent }> {
-  const probe = new PtyProbe(spec);
+  const probe = new PtyProbe(spec, new Reaper(), deps);
   try {
     const exit = await probe.exited(timeoutMs);
     return { text: probe.text, exit };
