@@ -163,7 +163,12 @@ function rows(
         a: { label: 'local-pty', summary: aLate },
         b: { label: 'same samples', summary: aLate, stat: 'p99' },
         target: `≤ ${LATE_TARGET_MS} ms (p50 and p99)`,
-        met: clock.sameClock && aLate.n > 0 ? aLate.median <= LATE_TARGET_MS && aLate.p99 <= LATE_TARGET_MS : false,
+        // Void, not missed, when the program's clock is not the host's (Bun's hrtime): the note on the suite says so.
+        met: !clock.sameClock
+          ? null
+          : aLate.n > 0
+            ? aLate.median <= LATE_TARGET_MS && aLate.p99 <= LATE_TARGET_MS
+            : false,
       },
       // The long print keeps three processes busy on the machine's two cores by design: no interaction of it is calm.
       ...(kind === 'flood' ? [] : [calmRow(title, get('plugin', kind), get('raw', kind))]),
