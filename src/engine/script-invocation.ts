@@ -186,7 +186,7 @@ export function scriptInvocation(
 }
 
 /** The argv as variables for the wrapper (command-bounds keeps each word within the kernel's 131,072 bytes). */
-export function argvEnvironment(command: string, args: readonly string[]): Record<string, string> {
+function argvEnvironment(command: string, args: readonly string[]): Record<string, string> {
   const words = [command, ...args];
   return Object.fromEntries([
     [ARGV_ENV_COUNT, String(words.length)],

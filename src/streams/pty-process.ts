@@ -146,7 +146,8 @@ function scriptProcess$(
         cwd: bound.cwdPath,
         env: invocation.env,
         detached: true,
-        stdio: invocation.argv === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
+        // The argv channel is the fourth pipe (ARGV_FD), there only when the argv travels on it.
+        stdio: ['pipe', 'pipe', 'pipe', ...(invocation.argv === undefined ? [] : (['pipe'] as const))],
       });
     } catch (err) {
       subscriber.error(spawnFailed(err));
@@ -156,7 +157,7 @@ function scriptProcess$(
       closeBound();
     }
     // The wrapper reads the argv until EOF; a chain that died first makes this fail, which 'close' reports.
-    const argvChannel = invocation.argv === undefined ? undefined : (child.stdio[ARGV_FD] as Duplex | null | undefined);
+    const argvChannel = child.stdio[ARGV_FD] as Duplex | null | undefined;
     argvChannel?.on('error', () => undefined);
     // Our side is written and ended; once the chain's side ends too, nothing more can pass: close it.
     argvChannel?.once('end', () => argvChannel.destroy());

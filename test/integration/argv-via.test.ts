@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { OrphanGuard } from '../../src/engine/orphan-guard.js';
 import {
   ARGV_ENV_PREFIX,
   type ArgvVia,
@@ -21,15 +20,11 @@ const word = fc.oneof(
 );
 
 describe.each<ArgvVia>(['channel', 'environment'])('the argv via the %s', (argvVia) => {
-  // A guard of our own that exits with its last PTY: the shared one lingers 30 s, and a later test file in this
-  // jest worker would find it among its children.
-  const orphanGuard = new OrphanGuard(0);
   it('property: every word reaches the program unchanged, and no variable of ours does', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(word, { maxLength: 6 }), async (words) => {
         const { text, exit } = await runToExit({ command: 'sh', args: ['-c', HEX_EACH_WORD, 'sh', ...words] }, 10_000, {
           argvVia,
-          orphanGuard,
         });
         expect(exit.exitCode).toBe(1);
         const lines = text.split('\n');
@@ -42,7 +37,7 @@ describe.each<ArgvVia>(['channel', 'environment'])('the argv via the %s', (argvV
   });
 
   it('gives the program fds 0, 1 and 2 only', async () => {
-    const { text } = await runToExit({ command: 'ls', args: ['/proc/self/fd'] }, 10_000, { argvVia, orphanGuard });
+    const { text } = await runToExit({ command: 'ls', args: ['/proc/self/fd'] }, 10_000, { argvVia });
     // ls's own listing holds the directory it reads (3) as well.
     expect(text.trim().split(/\s+/).map(Number).sort()).toEqual([0, 1, 2, 3]);
   });
