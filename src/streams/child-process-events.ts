@@ -19,16 +19,17 @@ export type ChildEvent =
  * the gate grants a share of a later event-loop turn. Flowing freely, libuv reads a ready pipe up to 32 times in
  * a row (64 KiB each), so 16 flooding PTYs held the host's loop ~50 ms per turn (p99 170 ms). Paused, the stream
  * reads at most its highWaterMark ahead and then stops reading (the PTY holds the rest, the command blocks) until
- * the gate resumes it. Order is kept, and `close` still follows the last byte.
+ * the gate resumes it. Order is kept, and `close` still follows the last byte. With no gate (`null`, the default
+ * where pausing does not stop the runtime reading the pipe: see pipe-backpressure.ts) stdout always flows.
  */
-export function childProcessEvents$(child: ChildProcess, gate: IngestGate): Observable<ChildEvent> {
+export function childProcessEvents$(child: ChildProcess, gate: IngestGate | null): Observable<ChildEvent> {
   return new Observable<ChildEvent>((subscriber) => {
     const { stdout, stderr } = child;
     let cancelResume: (() => void) | undefined;
     const resume = () => stdout?.resume();
     const onStdout = (chunk: Buffer) => {
       subscriber.next({ kind: 'stdout', chunk });
-      if (gate.admit(chunk.length)) return;
+      if (gate === null || gate.admit(chunk.length)) return;
       stdout?.pause();
       cancelResume = gate.defer(chunk.length, resume);
     };

@@ -14,7 +14,8 @@ interface Waiting {
  * turn the gate resumes queued PTYs, oldest first, until their expected chunks add up to the budget, and keeps the
  * rest queued for the next turn. Without it, 16 flooding PTYs rendered 16 × 64 KiB in one turn: ~45 ms of
  * event-loop lag p99 (docs/PERFORMANCE.md). The queue holds each live PTY at most once, so it is bounded by the
- * registry's limit on PTYs; a turn renders at most about twice the budget plus one chunk per flowing PTY.
+ * registry's limit on PTYs; a turn renders at most about twice the budget plus one chunk per flowing PTY. It works
+ * only where a pause holds back the pipe, so Bun's PTYs have none (pipe-backpressure.ts).
  */
 export class IngestGate {
   /** Insertion order is resume order: a PTY not resumed this turn keeps its place at the front. */

@@ -39,6 +39,7 @@ import { childProcessEvents$ } from './child-process-events.js';
 import { scriptTermination } from './script-termination.js';
 import { describeMembers, type MemberList, type TerminationReport } from './session-report.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
+import { PAUSE_HOLDS_BACK_PIPE } from './pipe-backpressure.js';
 import {
   leaderLookup$,
   lingeringMembers$,
@@ -102,7 +103,8 @@ export interface PtyProcessDeps {
   readonly reaper: Reaper;
   /** Opens the working directory; injectable so tests can count descriptor closes. */
   readonly bind?: (realPath: string) => BoundDirectory;
-  readonly ingestGate?: IngestGate;
+  /** `null`: stdout never pauses. Default: the shared gate where pausing holds back the pipe, else `null`. */
+  readonly ingestGate?: IngestGate | null;
   readonly orphanGuard?: OrphanGuard;
   readonly scheduler?: SchedulerLike;
   /** How the argv reaches the chain; default DEFAULT_ARGV_VIA (see script-invocation.ts). */
@@ -132,7 +134,7 @@ function scriptProcess$(
   closeBound: () => void,
   deps: PtyProcessDeps,
 ): Observable<PtyEvent> {
-  const gate = deps.ingestGate ?? sharedIngestGate;
+  const gate = deps.ingestGate !== undefined ? deps.ingestGate : PAUSE_HOLDS_BACK_PIPE ? sharedIngestGate : null;
   const guard = deps.orphanGuard ?? sharedOrphanGuard;
   const { scheduler } = deps;
   return new Observable<PtyEvent>((subscriber) => {

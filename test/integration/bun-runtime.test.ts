@@ -17,4 +17,27 @@ describe('the engine in OpenCode’s own Bun', () => {
     );
     expect(JSON.parse(stdout)).toEqual({ ended: 96, complete: 96, errors: [], stuck: 0 });
   }, 150_000);
+
+  it('pausing a child’s stdout does not hold back its pipe in Bun, as the engine assumes there', async () => {
+    // If a Bun release fixes this, the probe says so here, and the ingest gate can pause PTYs under Bun again.
+    const { stdout } = await run(OPENCODE_BUN, [join(__dirname, '..', 'fixtures', 'bun-pause-probe.ts')], {
+      env: { ...process.env, BUN_BE_BUN: '1' },
+      timeout: 30_000,
+    });
+    expect(JSON.parse(stdout)).toEqual({ assumed: false, measured: false });
+  }, 60_000);
+
+  it('a flood into a busy host costs the host no pile of output: 16 PTYs of 64 MiB, RSS peak growth under 160 MiB', async () => {
+    // Bun keeps reading a paused pipe into memory JavaScript cannot see (pipe-backpressure.ts): with the ingest gate
+    // pausing PTYs there, this run peaked at +310 MiB; flowing freely, at +55. The bound leaves room for Bun's
+    // read-ahead (about 220 KiB per pipe) and its allocator, and fails well below what pausing costs.
+    const { stdout } = await run(
+      OPENCODE_BUN,
+      [join(__dirname, '..', 'fixtures', 'bun-flood-memory.ts'), '16', String(64 * 1_048_576)],
+      { env: { ...process.env, BUN_BE_BUN: '1' }, timeout: 120_000 },
+    );
+    const result = JSON.parse(stdout) as { complete: number; errors: string[]; peakRssGrowthMiB: number };
+    expect(result).toMatchObject({ complete: 16, errors: [] });
+    expect(result.peakRssGrowthMiB).toBeLessThan(160);
+  }, 150_000);
 });
