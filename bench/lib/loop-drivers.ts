@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { fixedEnvironment } from '../../src/engine/environment.js';
 import type { SpawnWaited, WriteWaited } from '../../src/protocol/tool-results.js';
 import { sleep } from '../../src/testkit/waits.js';
+import { monotonicNs } from './monotonic.js';
 import type { PluginHarness } from './plugin-harness.js';
 import { sameTerminalCommand } from './raw.js';
 import { childrenOf, runqueueWaitNs } from './runqueue.js';
@@ -97,7 +98,7 @@ export class PluginDriver implements LoopDriver {
     let answeredAt = returnedAt;
     // The wait matched but its lines lack the answer, or it gave up: read the newest lines until it shows.
     while (printed === undefined) {
-      if (ms(calledAt, process.hrtime.bigint()) > ANSWER_TIMEOUT_MS) {
+      if (ms(calledAt, monotonicNs()) > ANSWER_TIMEOUT_MS) {
         return `no answer after ${calls} calls (wait ended: ${value.reason})`;
       }
       await sleep(FOLLOW_UP_POLL_MS);
@@ -168,13 +169,13 @@ export class TmuxDriver implements LoopDriver {
 
   async run(it: Interaction): Promise<Outcome | string> {
     const before = this.agent.invocations;
-    const sentAt = process.hrtime.bigint();
+    const sentAt = monotonicNs();
     await this.agent.sendLine(it.statement);
     let captures = 0;
     for (;;) {
       await sleep(this.intervalMs);
       const rows = await this.agent.capture();
-      const seenAt = process.hrtime.bigint();
+      const seenAt = monotonicNs();
       captures++;
       const printed = answerIn(rows, it);
       if (printed !== undefined) {
@@ -265,11 +266,11 @@ export class RawScriptDriver implements LoopDriver {
       const printed = await this.until(
         (lines) => {
           const stamp = answerIn(lines, it);
-          if (stamp !== undefined) answeredAt = process.hrtime.bigint();
+          if (stamp !== undefined) answeredAt = monotonicNs();
           return stamp;
         },
         () => {
-          sentAt = process.hrtime.bigint();
+          sentAt = monotonicNs();
           this.child.stdin?.write(`${it.statement}\r`);
         },
       );

@@ -1,6 +1,7 @@
 import { match } from 'ts-pattern';
 import type { ExitEnvelope, LinesRead, SpawnResult } from '../../src/protocol/tool-results.js';
 import { V1HostFixture } from '../../src/testkit/fake-v1-host.js';
+import { monotonicNs } from './monotonic.js';
 
 /**
  * The real plugin (`LocalPtyPlugin(input)` → hooks) in the testkit's fake OpenCode 1.18 host, driven as OpenCode
@@ -53,7 +54,7 @@ export class PluginHarness {
 
   /**
    * A tool call timed from `execute` to the envelope string it returns (parsing it back is not timed). The two
-   * instants are `process.hrtime.bigint()` readings (CLOCK_MONOTONIC on Linux), comparable with a program's own.
+   * instants are `monotonicNs()` readings (CLOCK_MONOTONIC), comparable with a program's own.
    */
   async timedCall<T>(
     tool: string,
@@ -63,9 +64,9 @@ export class PluginHarness {
     const definition = this.host.hooks.tool[tool];
     if (definition === undefined) throw new Error(`no tool ${tool}`);
     const context = this.host.toolContext({ sessionID });
-    const calledAt = process.hrtime.bigint();
+    const calledAt = monotonicNs();
     const text = await definition.execute(args, context);
-    const returnedAt = process.hrtime.bigint();
+    const returnedAt = monotonicNs();
     return { value: JSON.parse(text) as T, ms: Number(returnedAt - calledAt) / 1e6, calledAt, returnedAt };
   }
 
