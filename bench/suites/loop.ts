@@ -173,11 +173,7 @@ function rows(
         b: { label: 'same samples', summary: aLate, stat: 'p99' },
         target: `≤ ${LATE_TARGET_MS} ms (p50 and p99)`,
         // Void, not missed, when the program's clock cannot be put on the host's: the note on the suite says so.
-        met: !clockKnown
-          ? null
-          : aLate.n > 0
-            ? aLate.median <= LATE_TARGET_MS && aLate.p99 <= LATE_TARGET_MS
-            : false,
+        met: !clockKnown ? null : aLate.n > 0 ? aLate.median <= LATE_TARGET_MS && aLate.p99 <= LATE_TARGET_MS : false,
       },
       // The long print keeps three processes busy on the machine's two cores by design: no interaction of it is calm.
       ...(kind === 'flood' ? [] : [calmRow(title, get('plugin', kind), get('raw', kind))]),
