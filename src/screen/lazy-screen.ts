@@ -115,18 +115,28 @@ export class LazyScreen {
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(() => {
-      if (this.disposed) throw new PtyError('not_found', 'this PTY was removed; its screen is gone.');
+      if (this.disposed) throw screenGone();
       return work();
     });
     this.queue = run.catch(() => undefined);
     return run;
   }
 
+  /**
+   * Feeds in turns of the event loop, so the PTY can be removed meanwhile: the rest is then not fed, and the read
+   * fails as one begun after the removal does (a disposed emulator must not be touched: xterm then leaks what it
+   * registers and says so on the host's console, as seen under Bun in the memory bench).
+   */
+  private async feedLive(terminal: XtermTerminal, text: string): Promise<void> {
+    await feed(terminal, text, () => this.disposed);
+    if (this.disposed) throw screenGone();
+  }
+
   /** Feeds the emulator (made now if need be) everything up to the current end of the output. */
   private async caughtUp(): Promise<XtermTerminal> {
     const flood = this.plainFloodTail();
     if (flood !== undefined) {
-      await feed(flood.terminal, flood.text);
+      await this.feedLive(flood.terminal, flood.text);
       this.fedTo = flood.end;
       return flood.terminal;
     }
@@ -152,7 +162,7 @@ export class LazyScreen {
       this.noteRedraws(text, terminal.buffer.active.type === 'alternate');
     }
     text = this.skipScrolledOff(terminal, text);
-    await feed(terminal, text);
+    await this.feedLive(terminal, text);
     this.fedTo = end;
     return terminal;
   }
@@ -246,15 +256,19 @@ export class LazyScreen {
   }
 }
 
-/** Writes in chunks, each awaited, never cutting a surrogate pair in two. */
-async function feed(terminal: XtermTerminal, text: string): Promise<void> {
-  for (let at = 0; at < text.length; ) {
+/** Writes in chunks, each awaited, never cutting a surrogate pair in two; stops before a chunk once `stopped`. */
+async function feed(terminal: XtermTerminal, text: string, stopped: () => boolean): Promise<void> {
+  for (let at = 0; at < text.length && !stopped(); ) {
     let end = Math.min(at + SCREEN_FEED_CHUNK_CHARS, text.length);
     if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;
     const chunk = text.slice(at, end);
     await new Promise<void>((resolve) => terminal.write(chunk, resolve));
     at = end;
   }
+}
+
+function screenGone(): PtyError {
+  return new PtyError('not_found', 'this PTY was removed; its screen is gone.');
 }
 
 /** The visible rows, top to bottom. translateToString(true) trims only cells never written; spaces a program wrote are trimmed too, as tmux does. */

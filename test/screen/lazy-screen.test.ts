@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { LazyScreen, screenRows } from '../../src/screen/lazy-screen.js';
@@ -507,5 +507,29 @@ describe('the alternate screen, known from every switch the program wrote', () =
     expect(snap).toMatchObject({ alternateScreen: true, incomplete: true });
     expect(snap.rows.slice(0, 2)).toEqual(['top - frame 199', 'Tasks: 1']);
     screen.dispose();
+  });
+
+  it('fails a read still feeding when the PTY is removed, as a read begun after it does, and feeds no more', async () => {
+    const buffer = new OutputBuffer();
+    // Coloured, so not plain: the whole backlog (about 250,000 characters) is fed, a chunk per turn or more.
+    for (let i = 0; i < 3_000; i++) buffer.append(`\x1b[31mline ${i}\x1b[0m ${'x'.repeat(60)}\n`);
+    const screen = new LazyScreen(buffer, { rows: 24, cols: 80 });
+    const read = screen.snapshot();
+    let settled = false;
+    read.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(settled).toBe(false);
+    const terminal = (screen as unknown as { terminal: { write: (data: string, done: () => void) => void } }).terminal;
+    const writes = jest.spyOn(terminal, 'write');
+    screen.dispose();
+    await expect(read).rejects.toMatchObject({
+      code: 'not_found',
+      message: 'this PTY was removed; its screen is gone.',
+    });
+    expect(writes).not.toHaveBeenCalled();
+    await expect(screen.snapshot()).rejects.toMatchObject({ code: 'not_found' });
   });
 });
