@@ -45,8 +45,12 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
   try {
     // The first flood in a process also pays for one-time growth (compiled code, malloc arenas, libuv's pools)
     // that is never given back; measured alone (`--only memory`), the first shape showed ~38 MiB of it, left
-    // after cleanup. A small untimed flood of every shape first keeps that out of the figures.
-    await removeAll(harness, (await pluginFlood(harness, floodPlan(WARM_UP_BYTES, 'mixed'))).ids);
+    // after cleanup. A small untimed flood of every shape first keeps that out of the figures, and a screen read of
+    // each of its PTYs does the same for the emulator's (Bun: ~60 MiB left after the first flood with emulators, ~5
+    // after later ones).
+    const warmUp = await pluginFlood(harness, floodPlan(WARM_UP_BYTES, 'mixed'));
+    await Promise.all(warmUp.ids.map(({ owner, id }) => harness.read(owner, { id, screen: true })));
+    await removeAll(harness, warmUp.ids);
     for (const shape of shapes) {
       const screens = shape === WITH_SCREENS;
       const plan = floodPlan(total, screens ? 'mixed' : shape);
