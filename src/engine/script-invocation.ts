@@ -1,5 +1,6 @@
 import { COMMAND_LOCALE, fixedEnvironment } from './environment.js';
 import { BASH_PATH, SCRIPT_PATH, SETPRIV_PATH, STTY_PATH, WRAPPER_SHELL_PATH } from './system-paths.js';
+import { RUNS_IN_BUN } from './runtime.js';
 
 export interface ScriptInvocation {
   readonly file: string;
@@ -25,8 +26,7 @@ export type ArgvVia = 'channel' | 'environment';
  * reported their end, some lost the end of their output, and some emitted EBADF (epoll_ctl) instead of exiting
  * (docs/HOSTS.md). Three pipes are sound there, so under Bun the argv travels in the environment.
  */
-export const DEFAULT_ARGV_VIA: ArgvVia =
-  typeof (process.versions as { bun?: string }).bun === 'string' ? 'environment' : 'channel';
+export const DEFAULT_ARGV_VIA: ArgvVia = RUNS_IN_BUN ? 'environment' : 'channel';
 
 /** The variables of `argvVia: 'environment'`: the word count, and each word under the prefix and its index. */
 export const ARGV_ENV_COUNT = 'LOCAL_PTY_ARGC';

@@ -1,4 +1,5 @@
 import { INGEST_BYTES_PER_TURN } from '../limits.js';
+import { PAUSE_HOLDS_BACK_PIPE } from './pipe-backpressure.js';
 import { TurnTrigger } from './turn-trigger.js';
 
 interface Waiting {
@@ -76,5 +77,8 @@ export class IngestGate {
   }
 }
 
-/** One gate per host process: every PTY of every plugin instance shares the same event loop. */
-export const ingestGate = new IngestGate();
+/**
+ * One gate per host process: every PTY of every plugin instance shares the same event loop. None where a pause does
+ * not hold back the pipe (Bun): there PTYs always flow.
+ */
+export const ingestGate: IngestGate | null = PAUSE_HOLDS_BACK_PIPE ? new IngestGate() : null;

@@ -39,7 +39,6 @@ import { childProcessEvents$ } from './child-process-events.js';
 import { scriptTermination } from './script-termination.js';
 import { describeMembers, type MemberList, type TerminationReport } from './session-report.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
-import { PAUSE_HOLDS_BACK_PIPE } from './pipe-backpressure.js';
 import {
   leaderLookup$,
   lingeringMembers$,
@@ -103,7 +102,7 @@ export interface PtyProcessDeps {
   readonly reaper: Reaper;
   /** Opens the working directory; injectable so tests can count descriptor closes. */
   readonly bind?: (realPath: string) => BoundDirectory;
-  /** `null`: stdout never pauses. Default: the shared gate where pausing holds back the pipe, else `null`. */
+  /** `null`: stdout never pauses. Default: the shared gate (itself `null` where a pause does not hold back the pipe). */
   readonly ingestGate?: IngestGate | null;
   readonly orphanGuard?: OrphanGuard;
   readonly scheduler?: SchedulerLike;
@@ -134,7 +133,7 @@ function scriptProcess$(
   closeBound: () => void,
   deps: PtyProcessDeps,
 ): Observable<PtyEvent> {
-  const gate = deps.ingestGate !== undefined ? deps.ingestGate : PAUSE_HOLDS_BACK_PIPE ? sharedIngestGate : null;
+  const gate = deps.ingestGate === undefined ? sharedIngestGate : deps.ingestGate;
   const guard = deps.orphanGuard ?? sharedOrphanGuard;
   const { scheduler } = deps;
   return new Observable<PtyEvent>((subscriber) => {
