@@ -26,6 +26,7 @@ import { type MemberList, NO_MEMBERS, type TerminationReport } from '../streams/
 import type { PtyActivity } from '../operators/wait-for.js';
 import { resizeTerminal } from '../engine/resize-terminal.js';
 import { LazyScreen } from '../screen/lazy-screen.js';
+import { ShapeKeeper } from './shape-keeper.js';
 import type { TerminalSize } from '../screen/xterm.js';
 
 import type { PtyStatus } from '../protocol/tool-results.js';
@@ -59,6 +60,9 @@ export interface PtySessionDeps {
 
 /** One object for every chunk's activity event: it carries nothing but its kind. */
 const OUTPUT_ACTIVITY: PtyActivity = { kind: 'output' };
+
+/** One empty buffer, made anew whenever a PTY's buffer is let go: see ShapeKeeper. Exported for tests. */
+export const bufferShapes = new ShapeKeeper(() => new OutputBuffer());
 
 /** What ending a PTY achieved: `survivors.count` 0 means its whole terminal session is gone. */
 export interface StopOutcome {
@@ -135,8 +139,12 @@ export class PtySession {
     this.size = size;
   }
 
-  /** Called when the registry drops the PTY: the emulator's memory goes with it. */
+  /**
+   * Called when the registry drops the PTY: the emulator's memory goes with it. An empty buffer is made in its
+   * buffer's place, so the next PTY's output finds the ingest path still optimized (see ShapeKeeper).
+   */
   dispose(): void {
+    bufferShapes.renew();
     this.screen.dispose();
   }
 

@@ -1,6 +1,7 @@
 import { NEVER, Observable, of } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
-import { PtySession, type PtyInfo } from '../../src/core/pty-session.js';
+import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import { bufferShapes, PtySession, type PtyInfo } from '../../src/core/pty-session.js';
 import { Reaper } from '../../src/engine/reaper.js';
 import type { PtyEvent, PtyHandle } from '../../src/streams/pty-process.js';
 import { testScheduler } from '../support/marbles.js';
@@ -298,5 +299,19 @@ describe('PtySession and lingering members (virtual time)', () => {
       expect(s.exitCode).toBe(0);
       expectSubscriptions(p.events.subscriptions).toBe('^---------!');
     });
+  });
+});
+
+describe('PtySession.dispose', () => {
+  it('leaves an empty buffer of its own in the shape keeper, so the next PTY finds the ingest path optimized', () => {
+    const scheduler = testScheduler();
+    const { s } = session(scheduler, fakeProcess(scheduler, 's'));
+    const before = bufferShapes.instance;
+    s.dispose();
+    const kept = bufferShapes.instance;
+    expect(kept).toBeInstanceOf(OutputBuffer);
+    expect(kept).not.toBe(before);
+    expect(kept).not.toBe(s.buffer);
+    expect(kept?.totalRawChars).toBe(0);
   });
 });
