@@ -1,0 +1,88 @@
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PtyError } from '../../src/errors.js';
+import { recheckWorkdir, resolveWorkdir } from '../../src/core/workdir.js';
+
+// base/real/project/sub, base/real/sibling, base/outside, base/link → real/project, project/away → outside,
+// project/file.txt.
+let base: string;
+let project: string;
+let link: string;
+let outside: string;
+
+beforeAll(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'local-pty-workdir-')));
+  project = join(base, 'real', 'project');
+  mkdirSync(join(project, 'sub'), { recursive: true });
+  mkdirSync(join(base, 'real', 'sibling'));
+  outside = join(base, 'outside');
+  mkdirSync(outside);
+  link = join(base, 'link');
+  symlinkSync(project, link);
+  symlinkSync(outside, join(project, 'away'));
+  writeFileSync(join(project, 'file.txt'), 'x');
+});
+
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+async function refusal(promise: Promise<unknown>): Promise<PtyError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PtyError);
+  return err as PtyError;
+}
+
+describe('resolveWorkdir', () => {
+  it('gives the project itself, as its real path, when no workdir is asked for', async () => {
+    expect(await resolveWorkdir(undefined, project)).toEqual({ realPath: project, external: false });
+    expect(await resolveWorkdir(undefined, link)).toEqual({ realPath: project, external: false });
+  });
+
+  it('resolves a relative workdir against the project: inside stays inside, .. out of it is external', async () => {
+    expect(await resolveWorkdir('sub', link)).toEqual({ realPath: join(project, 'sub'), external: false });
+    // `..` is taken from the project's real path, not from the link it was given as.
+    expect(await resolveWorkdir('../sibling', link)).toEqual({
+      realPath: join(base, 'real', 'sibling'),
+      external: true,
+    });
+  });
+
+  it('judges an absolute workdir by where it really is', async () => {
+    expect(await resolveWorkdir(outside, project)).toEqual({ realPath: outside, external: true });
+    expect(await resolveWorkdir(join(project, 'away'), project)).toEqual({ realPath: outside, external: true });
+    expect(await resolveWorkdir(join(link, 'sub'), project)).toEqual({
+      realPath: join(project, 'sub'),
+      external: false,
+    });
+  });
+
+  it('refuses a workdir that does not exist, naming it as resolved', async () => {
+    const err = await refusal(resolveWorkdir('missing/dir', link));
+    expect(err.code).toBe('invalid_input');
+    expect(err.message).toBe(
+      `workdir ${join(project, 'missing/dir')} does not exist (ENOENT). Give an existing directory.`,
+    );
+  });
+
+  it('refuses a file', async () => {
+    const err = await refusal(resolveWorkdir('file.txt', project));
+    expect(err.message).toBe(`workdir ${join(project, 'file.txt')} is not a directory.`);
+  });
+});
+
+describe('recheckWorkdir', () => {
+  it('passes while the path still resolves to what was approved, and refuses once it does not', async () => {
+    const dir = join(base, 'moving');
+    mkdirSync(dir);
+    await expect(recheckWorkdir(dir)).resolves.toBeUndefined();
+    renameSync(dir, join(base, 'moved'));
+    symlinkSync(outside, dir);
+    const err = await refusal(recheckWorkdir(dir));
+    expect(err.message).toBe(
+      `workdir ${dir} changed while waiting for approval (now ${outside}). Nothing was started.`,
+    );
+  });
+});
