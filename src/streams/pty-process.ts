@@ -1,30 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { Duplex } from 'node:stream';
-import {
-  concatWith,
-  EMPTY,
-  endWith,
-  finalize,
-  NEVER,
-  Observable,
-  race,
-  ReplaySubject,
-  type SchedulerLike,
-  skip,
-  Subscription,
-  takeUntil,
-} from 'rxjs';
+import { endWith, finalize, Observable, ReplaySubject, type SchedulerLike, skip, Subscription, takeUntil } from 'rxjs';
 import { match } from 'ts-pattern';
-import { PtyError } from '../errors.js';
-import {
-  LINGER_FULL_SCAN_MS,
-  LINGER_POLL_MS,
-  MAX_SCRIPT_STDERR_CHARS,
-  SESSION_LEADER_FULL_SCAN_MS,
-  SESSION_LEADER_LOOKUP_MS,
-  SESSION_LEADER_POLL_MS,
-} from '../limits.js';
+import { LINGER_FULL_SCAN_MS, LINGER_POLL_MS, MAX_SCRIPT_STDERR_CHARS } from '../limits.js';
 import { bindDirectory, type BoundDirectory } from '../engine/bound-directory.js';
 import { readStat, terminalOf } from '../engine/procfs.js';
 import { scriptExitCode, unreapedLeaderStatus } from '../engine/script-missed-death.js';
@@ -40,15 +19,14 @@ import { scriptTermination } from './script-termination.js';
 import { describeMembers, type MemberList, type TerminationReport } from './session-report.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
 import {
-  leaderLookup$,
   lingeringMembers$,
-  procLeaderProbe,
   procMemberProbe,
-  reportedLeader$,
   signalQuietly,
   type MemberProbe,
   trustedScanInSlices,
 } from './session-members.js';
+import { sessionLeader$ } from './session-leader.js';
+import { spawnFailed } from './spawn-failed.js';
 
 export interface PtySpec {
   readonly command: string;
@@ -139,7 +117,7 @@ function scriptProcess$(
   return new Observable<PtyEvent>((subscriber) => {
     const invocation = scriptInvocation(spec.command, spec.args, spec.rows, spec.cols, {
       closeInheritedFds: hostDescriptors.held(),
-      ...(deps.argvVia ? { argvVia: deps.argvVia } : {}),
+      argvVia: deps.argvVia,
     });
     let child: ChildProcess;
     try {
@@ -316,17 +294,7 @@ function scriptProcess$(
         .exhaustive();
     });
 
-    // The session leader: script forks, the child calls setsid() and execs the wrapper, which reports its pid on the
-    // argv channel; /proc is polled too, for a report that never comes.
-    // A channel that ends without a report must not win the race: only a value may.
-    const reported$ = (argvChannel ? reportedLeader$(argvChannel, pid) : EMPTY).pipe(concatWith(NEVER));
-    const polled$ = leaderLookup$(procLeaderProbe(pid), {
-      pollMs: SESSION_LEADER_POLL_MS,
-      fullScanMs: SESSION_LEADER_FULL_SCAN_MS,
-      deadlineMs: SESSION_LEADER_LOOKUP_MS,
-      ...(scheduler ? { scheduler } : {}),
-    });
-    const lookup = race(reported$, polled$).subscribe((sid) => {
+    const lookup = sessionLeader$(argvChannel ?? undefined, pid, scheduler).subscribe((sid) => {
       terminalSid = sid;
       // Kills the session should the host die without closing us (see orphan-guard.ts), until it is empty.
       if (sid !== null) guard.watch(sid);
@@ -350,33 +318,4 @@ function scriptProcess$(
       deps.reaper.track(terminate().pipe(finalize(releaseGuard)));
     };
   });
-}
-
-/** Every way a start can fail, said with its reason and, for a kernel limit, the limit. */
-export function spawnFailed(err: unknown): PtyError {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const reason = match(code)
-    .with(
-      'E2BIG',
-      () =>
-        'the kernel refused the argument list as too long (131,072 bytes per argument, about 2 MiB in all, environment included)',
-    )
-    .with(
-      'EMFILE',
-      'ENFILE',
-      () => 'too many open files (the host process or the system is at its descriptor limit); end some PTYs and retry',
-    )
-    .with(
-      'EAGAIN',
-      () =>
-        'the system refused a new process (the user process limit, RLIMIT_NPROC, is reached); end some processes and retry',
-    )
-    .with('ENOMEM', () => 'the system is out of memory for a new process')
-    .with(
-      'ENOENT',
-      'EACCES',
-      () => `a system program the PTY needs could not be run (${String((err as Error).message)})`,
-    )
-    .otherwise(() => String(err instanceof Error ? err.message : err));
-  return new PtyError('spawn_failed', `the terminal could not be started: ${reason}.`);
 }
