@@ -1,4 +1,5 @@
 import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_TERMINAL_DIMENSION } from '../limits.js';
+import { CsiParams } from './csi-params.js';
 import { isHigh, isLow, LineCells } from './line-cells.js';
 import type { LineScanner } from './line-scan.js';
 
@@ -50,11 +51,6 @@ const C1_OSC = 0x9d;
 const C1_PM = 0x9e;
 const C1_APC = 0x9f;
 const REPLACEMENT = '\uFFFD';
-const QUESTION = 0x3f;
-/** The DEC private modes that switch to the alternate screen and back: 1049 (saves the cursor), 1047, 47. */
-const ALTERNATE_SCREEN_MODES: ReadonlySet<number> = new Set([47, 1047, 1049]);
-/** A parameter stops growing here: only its value up to the largest mode above matters. */
-const MAX_CSI_PARAM = 99_999;
 
 /**
  * What plain text stops at: controls, and surrogates (their pairing is checked one by one). `\n` is looked for
@@ -98,13 +94,7 @@ export class LineRenderer {
 
   private state = State.Ground;
   private sequenceChars = 0;
-  private csiFirstParam = -1;
-  private csiInFirstParam = true;
-  private csiIgnored = false;
-  /** A `CSI ?` sequence (DEC private modes): applied to nothing on the line, but it may switch screens. */
-  private csiPrivate = false;
-  private csiParam = -1;
-  private csiSwitchesScreen = false;
+  private readonly csiParams = new CsiParams();
   /** Whether the program is on the alternate screen, from every switch it wrote (see alternateScreen). */
   private onAlternate = false;
   /** A high surrogate ending a chunk waits for its low half: a pair split by the chunking is still one character. */
@@ -294,12 +284,7 @@ export class LineRenderer {
 
   private enterCsi(): void {
     this.state = State.Csi;
-    this.csiFirstParam = -1;
-    this.csiInFirstParam = true;
-    this.csiIgnored = false;
-    this.csiPrivate = false;
-    this.csiParam = -1;
-    this.csiSwitchesScreen = false;
+    this.csiParams.start();
   }
 
   private escape(unit: number): void {
@@ -327,38 +312,18 @@ export class LineRenderer {
   }
 
   private csi(unit: number): void {
-    if (unit >= 0x40) {
-      this.state = State.Ground;
-      if (this.csiPrivate) this.dispatchPrivate(unit);
-      else if (!this.csiIgnored) this.dispatchCsi(unit);
-    } else if (unit >= 0x30 && unit <= 0x39) {
-      if (this.csiInFirstParam) this.csiFirstParam = Math.max(this.csiFirstParam, 0) * 10 + (unit - 0x30);
-      this.csiParam = Math.min(Math.max(this.csiParam, 0) * 10 + (unit - 0x30), MAX_CSI_PARAM);
-    } else if (unit === 0x3b || unit === 0x3a) {
-      this.csiInFirstParam = false;
-      this.endPrivateParam();
-    } else if (unit === QUESTION && this.csiFirstParam === -1 && this.csiInFirstParam && !this.csiIgnored) {
-      this.csiPrivate = true;
-    } else {
-      // Other private markers (`>`, `=` …) and intermediates: never a sequence applied here.
-      this.csiIgnored = true;
-      this.csiPrivate = false;
+    if (unit < 0x40) {
+      this.csiParams.take(unit);
+      return;
     }
+    this.state = State.Ground;
+    const screen = this.csiParams.screenSwitch(unit);
+    if (screen !== undefined) this.onAlternate = screen;
+    else if (this.csiParams.appliesToLine) this.dispatchCsi(unit, this.csiParams.firstParam);
   }
 
-  private endPrivateParam(): void {
-    if (ALTERNATE_SCREEN_MODES.has(this.csiParam)) this.csiSwitchesScreen = true;
-    this.csiParam = -1;
-  }
-
-  /** DECSET / DECRST (`CSI ? … h` / `l`) of 47, 1047 or 1049 switch screens, as xterm does for any of them in the list. */
-  private dispatchPrivate(final: number): void {
-    this.endPrivateParam();
-    if (this.csiSwitchesScreen && (final === 0x68 || final === 0x6c)) this.onAlternate = final === 0x68;
-  }
-
-  private dispatchCsi(final: number): void {
-    const param = this.csiFirstParam;
+  /** `param`: the sequence's first parameter, -1 when it has none. */
+  private dispatchCsi(final: number, param: number): void {
     // A terminal clamps cursor moves at its right margin; the widest one we allow stands in for it.
     const count = Math.min(Math.max(param, 1), MAX_TERMINAL_DIMENSION);
     switch (final) {
