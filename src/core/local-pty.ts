@@ -46,6 +46,7 @@ import { actThenWait, compileWait, refuseIgnoreCaseAlone } from './wait-call.js'
 import { compileWatch, matchNotification, watchHits$ } from './watch-rules.js';
 import { readWithScreen } from './screen-read.js';
 import { typedBytes, writeRequest } from './write-request.js';
+import { externalDirectoryRequest, killRequest, spawnRequest, typingRequest } from './permission-requests.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
 import type { ptyProcess$ } from '../streams/pty-process.js';
 
@@ -135,31 +136,8 @@ export class LocalPty {
         const stop = anySignal(signal, ctx.signal);
         const workdir = await resolveWorkdir(input.workdir, this.options.projectDir);
         const commandLine = shellCommandLine(input.command, args);
-        if (workdir.external) {
-          await abortable(
-            ctx.ask({
-              permission: 'external_directory',
-              patterns: [`${workdir.realPath}/*`],
-              title: `Run a PTY in ${workdir.realPath}, outside the project`,
-              metadata: { directory: workdir.realPath, command: commandLine },
-            }),
-            stop,
-          );
-        }
-        await abortable(
-          ctx.ask({
-            permission: 'bash',
-            patterns: [commandLine],
-            title: `Start PTY: ${commandLine}`,
-            metadata: {
-              command: commandLine,
-              workdir: workdir.realPath,
-              description: input.description,
-              tool: 'pty_spawn',
-            },
-          }),
-          stop,
-        );
+        if (workdir.external) await abortable(ctx.ask(externalDirectoryRequest(workdir.realPath, commandLine)), stop);
+        await abortable(ctx.ask(spawnRequest(commandLine, workdir.realPath, input.description)), stop);
         // Recheck after approval: the world may have moved while the user read the prompt.
         stop.throwIfAborted();
         this.gate(owner);
@@ -243,22 +221,9 @@ export class LocalPty {
       if (request.resize !== undefined) await session.resize(request.resize);
       const resized = request.resize === undefined ? {} : { size: session.size };
       const { bytes, visible, keys } = await typedBytes(session, request.typing);
-      await abortable(
-        ctx.ask({
-          permission: 'bash',
-          patterns: [visible],
-          title: `Type into ${input.id} (${session.info.command}): ${keys === undefined ? visible : `${keys} (bytes: ${visible})`}`,
-          metadata: {
-            id: input.id,
-            command: shellCommandLine(session.info.command, session.info.args),
-            bytes: visible,
-            byteCount: bytes.length,
-            ...(keys === undefined ? {} : { keys }),
-            tool: 'pty_write',
-          },
-        }),
-        stop,
-      );
+      const commandLine = shellCommandLine(session.info.command, session.info.args);
+      const typed = { visible, byteCount: bytes.length, keys };
+      await abortable(ctx.ask(typingRequest(input.id, session.info.command, commandLine, typed)), stop);
       stop.throwIfAborted();
       this.gate(owner);
       this.runningSession(owner, input.id);
@@ -297,13 +262,7 @@ export class LocalPty {
       // Running, or exited with members of its terminal session left: either way there are processes to end.
       if (session.running) {
         await abortable(
-          ctx.ask({
-            permission: 'bash',
-            // Not `kill …`: that is also what spawning the program kill looks like; this must read as ending a PTY.
-            patterns: [`pty_kill ${commandLine}`],
-            title: `End PTY ${input.id}: ${commandLine}`,
-            metadata: { id: input.id, command: commandLine, cleanup: input.cleanup ?? false, tool: 'pty_kill' },
-          }),
+          ctx.ask(killRequest(input.id, commandLine, input.cleanup ?? false)),
           anySignal(signal, ctx.signal),
         );
         this.gate(owner);

@@ -1,0 +1,57 @@
+import type { PermissionRequest } from './host-port.js';
+
+// What the user is asked before each PTY action: the permission key, the patterns their rules match, the prompt's
+// title and what the host shows beside it. Command lines are `shellCommandLine`'s (words quoted only where they
+// need it), typed bytes as the user would read them.
+
+/** A workdir outside the project: asked before the command itself. */
+export function externalDirectoryRequest(realPath: string, commandLine: string): PermissionRequest {
+  return {
+    permission: 'external_directory',
+    patterns: [`${realPath}/*`],
+    title: `Run a PTY in ${realPath}, outside the project`,
+    metadata: { directory: realPath, command: commandLine },
+  };
+}
+
+export function spawnRequest(commandLine: string, workdir: string, description: string): PermissionRequest {
+  return {
+    permission: 'bash',
+    patterns: [commandLine],
+    title: `Start PTY: ${commandLine}`,
+    metadata: { command: commandLine, workdir, description, tool: 'pty_spawn' },
+  };
+}
+
+/** `keys`: the named keys as the model gave them, when it did; `visible`: the bytes, escaped for reading. */
+export function typingRequest(
+  id: string,
+  program: string,
+  commandLine: string,
+  typed: { readonly visible: string; readonly byteCount: number; readonly keys: string | undefined },
+): PermissionRequest {
+  const { visible, byteCount, keys } = typed;
+  return {
+    permission: 'bash',
+    patterns: [visible],
+    title: `Type into ${id} (${program}): ${keys === undefined ? visible : `${keys} (bytes: ${visible})`}`,
+    metadata: {
+      id,
+      command: commandLine,
+      bytes: visible,
+      byteCount,
+      ...(keys === undefined ? {} : { keys }),
+      tool: 'pty_write',
+    },
+  };
+}
+
+export function killRequest(id: string, commandLine: string, cleanup: boolean): PermissionRequest {
+  return {
+    permission: 'bash',
+    // Not `kill …`: that is also what spawning the program kill looks like; this must read as ending a PTY.
+    patterns: [`pty_kill ${commandLine}`],
+    title: `End PTY ${id}: ${commandLine}`,
+    metadata: { id, command: commandLine, cleanup, tool: 'pty_kill' },
+  };
+}
