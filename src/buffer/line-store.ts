@@ -59,7 +59,7 @@ export class LineStore implements LineSink {
   /** Where the line after the last one read starts (valid while it is retained): reads go forward. */
   private cursorLine = -1;
   private cursorStart = 0;
-  /** Where the last joinedFrom ended: the next line's absolute index and start offset. */
+  /** Where the last partsFrom ended: the next line's absolute index and start offset. */
   private joinedTo = -1;
   private joinedToStart = 0;
   /** Start of the oldest retained line. */
@@ -169,8 +169,21 @@ export class LineStore implements LineSink {
    */
   joinedFrom(n: number): string {
     let text = '';
+    for (const part of this.partsFrom(n)) text += part;
+    return text;
+  }
+
+  /**
+   * The same lines as joinedFrom, as the store holds them: slices of the pieces, then the lines not yet joined into
+   * one as a single string, oldest first. Every part is whole lines, each ended by `\n`, and none is empty. What a
+   * scanner of new output reads part by part: joined, the text of a flood's chunk is the line it finished and its
+   * run, which V8 copies into one new string at the first search in it (a third of the host's young garbage in a
+   * flood with a wait pending, docs/PERFORMANCE.md).
+   */
+  partsFrom(n: number): string[] {
+    const parts: string[] = [];
     const first = Math.max(n, this.dropped);
-    if (first >= this.total) return text;
+    if (first >= this.total) return parts;
     const sealed = this.open.length > 0 ? this.openFirst : this.total;
     if (first < sealed) {
       const from = this.startOf(first);
@@ -179,25 +192,29 @@ export class LineStore implements LineSink {
         const piece = this.pieces[p] as Piece;
         if (piece.start >= until) break;
         const end = Math.min(piece.text.length, until - piece.start);
-        text +=
+        parts.push(
           piece.start < from || end < piece.text.length
             ? piece.text.slice(Math.max(from - piece.start, 0), end)
-            : piece.text;
+            : piece.text,
+        );
       }
     }
-    for (let line = Math.max(this.openFirst, first); line - this.openFirst < this.open.length; line++) {
-      text += this.open[line - this.openFirst] as string;
-      text += '\n';
+    const openFrom = Math.max(this.openFirst, first) - this.openFirst;
+    if (openFrom < this.open.length) {
+      const lines = this.open.slice(openFrom);
+      // The empty last element ends the last line with its `\n` in the join (no concatenation, no rope).
+      lines.push('');
+      parts.push(lines.join('\n'));
     }
     this.joinedTo = this.total;
     this.joinedToStart = this.end;
-    return text;
+    return parts;
   }
 
   /** Where retained line `n` (not in the open piece) starts. */
   private startOf(n: number): number {
     if (n === this.cursorLine && n > this.dropped) return this.cursorStart;
-    // A scanner of new output asks from where its last joinedFrom ended: that start is known without a lookup.
+    // A scanner of new output asks from where its last partsFrom ended: that start is known without a lookup.
     if (n === this.joinedTo && n > this.dropped) return this.joinedToStart;
     if (n === this.dropped) return this.firstStart;
     const group = this.groupOf(n);

@@ -187,13 +187,14 @@ export class OutputBuffer {
 
   /**
    * The finished lines numbered `lineNumber` or later (from the oldest retained one when `lineNumber` is older),
-   * each ended by `\n`, as one text made of slices of the stored pieces: what a scanner of new output reads,
-   * without a string per line. `firstLine` is the number of its first line.
+   * each ended by `\n`, in parts as the store keeps them (see LineStore.partsFrom): what a scanner of new output
+   * reads, without a string per line or a copy of the whole. `firstLine` is the number of the first part's first
+   * line.
    */
-  completedTextFrom(lineNumber: number): { text: string; firstLine: number } {
+  completedPartsFrom(lineNumber: number): { parts: string[]; firstLine: number } {
     if (!Number.isSafeInteger(lineNumber)) throw new RangeError(`lineNumber must be an integer, got ${lineNumber}`);
     const firstLine = Math.max(lineNumber, this.firstLine);
-    return { text: this.store.joinedFrom(firstLine - 1), firstLine };
+    return { parts: this.store.partsFrom(firstLine - 1), firstLine };
   }
 
   /**

@@ -2,7 +2,7 @@ import { concatMap, from, type Observable, type SchedulerLike, takeWhile } from 
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS, NOTIFY_MATCH_LINE_CHARS } from '../limits.js';
 import { coalesceMatches, type Coalesced } from '../operators/coalesce-matches.js';
 import { compileLinearPattern, type LinearPattern, type LineSpan } from '../patterns/linear-pattern.js';
-import { lineNumbers } from '../patterns/output-scanner.js';
+import { lineNumbers, visitParts } from '../patterns/output-scanner.js';
 import type { WatchInput } from '../protocol/wait-schema.js';
 import type { MatchEnvelope } from '../protocol/tool-results.js';
 import type { PtyNotification } from './host-port.js';
@@ -40,16 +40,21 @@ export function watchHits$(
     concatMap(() => {
       const completed = buffer.completedLines;
       if (completed < next) return [];
-      const { text, firstLine } = buffer.completedTextFrom(next);
+      const { parts, firstLine } = buffer.completedPartsFrom(next);
       next = completed + 1;
-      return from(hitsIn(text, firstLine, rules));
+      const hits: WatchHit[] = [];
+      visitParts(parts, firstLine, (text, partFirstLine) => {
+        hits.push(...hitsIn(text, partFirstLine, rules));
+        return false;
+      });
+      return from(hits);
     }),
     coalesceMatches<WatchHit>(MATCH_NOTIFY_INTERVAL_MS, scheduler),
   );
 }
 
 /**
- * Every line of `text` that some rule matches, in order, with the first rule that matches it. One engine pass per
+ * Every line of `text` (whole lines) that some rule matches, in order, with the first rule that matches it. One engine pass per
  * rule over the whole text when nothing matches (the common case); lines become strings only where a rule hits.
  */
 function hitsIn(text: string, firstLine: number, rules: readonly LinearPattern[]): WatchHit[] {

@@ -4,8 +4,8 @@ import type { LinearPattern } from './linear-pattern.js';
 /** The part of OutputBuffer a scanner reads. */
 export interface ScannedLines {
   readonly completedLines: number;
-  /** Finished lines from `lineNumber` on, each ended by `\n`, and the number of the first. */
-  completedTextFrom(lineNumber: number): { text: string; firstLine: number };
+  /** Finished lines from `lineNumber` on, each ended by `\n`, in parts of whole lines, and the number of the first. */
+  completedPartsFrom(lineNumber: number): { parts: readonly string[]; firstLine: number };
   partialLine(): string;
   partialTail(limit: number): string;
 }
@@ -42,11 +42,28 @@ export function lineNumbers(text: string, firstLine: number, starts: readonly nu
 }
 
 /**
+ * Calls `visit` with each part of whole lines and the number of its first line, in order, until it returns true. A
+ * part's lines are counted only when a part after it needs its number.
+ */
+export function visitParts(
+  parts: readonly string[],
+  firstLine: number,
+  visit: (text: string, firstLine: number) => boolean,
+): void {
+  let line = firstLine;
+  for (let k = 0; k < parts.length; k++) {
+    const text = parts[k] as string;
+    if (visit(text, line) || k + 1 === parts.length) return;
+    for (let lf = text.indexOf('\n'); lf !== -1; lf = text.indexOf('\n', lf + 1)) line++;
+  }
+}
+
+/**
  * Finds `pattern` in the output that arrived after `mark`, one call per chunk. Each call tests only the lines
- * completed since the previous call (each finished line is tested once, in one engine pass over their text as
- * the buffer keeps it) plus the unfinished line's last MAX_PARTIAL_MATCH_CHARS characters, so a call costs about
- * the new text. The unfinished line is only tested once its tested end differs from the mark's: a prompt that was
- * already on screen when the call began (`>>> ` before the write) must not end the wait at once. A line completed
+ * completed since the previous call (each finished line is tested once, one engine pass per part of the text as
+ * the buffer keeps it, never copied into one string) plus the unfinished line's last MAX_PARTIAL_MATCH_CHARS
+ * characters, so a call costs about the new text. The unfinished line is only tested once its tested end differs
+ * from the mark's: a prompt that was already on screen when the call began (`>>> ` before the write) must not end the wait at once. A line completed
  * after the mark counts even if it began before it (its end is new output). Lines dropped by a flood before they
  * were scanned are skipped.
  */
@@ -59,17 +76,21 @@ export function outputScanner(
   return () => {
     const completed = lines.completedLines;
     if (completed >= next) {
-      const { text, firstLine } = lines.completedTextFrom(next);
+      const { parts, firstLine } = lines.completedPartsFrom(next);
       next = completed + 1;
-      const hit = pattern.matchingLines(text).next();
-      if (!hit.done) {
+      let found: OutputMatch | undefined;
+      visitParts(parts, firstLine, (text, partFirstLine) => {
+        const hit = pattern.matchingLines(text).next();
+        if (hit.done) return false;
         const { start, end } = hit.value;
-        return {
-          line: lineNumbers(text, firstLine, [start])[0] as number,
+        found = {
+          line: lineNumbers(text, partFirstLine, [start])[0] as number,
           text: text.slice(start, end),
           unfinished: false,
         };
-      }
+        return true;
+      });
+      if (found !== undefined) return found;
     }
     const tail = lines.partialTail(MAX_PARTIAL_MATCH_CHARS);
     if (tail === '' || (completed + 1 === mark.line && tail === mark.partialTail)) return undefined;

@@ -72,12 +72,15 @@ describe('LineStore', () => {
             expect(store.joined()).toBe(kept.map((line) => `${line}\n`).join(''));
             // From any line on, older than the oldest retained one included: what a scanner of new output reads.
             for (let n = store.dropped - 1; n <= all.length; n++) {
-              expect(store.joinedFrom(n)).toBe(
-                kept
-                  .slice(Math.max(n - store.dropped, 0))
-                  .map((line) => `${line}\n`)
-                  .join(''),
-              );
+              const expected = kept
+                .slice(Math.max(n - store.dropped, 0))
+                .map((line) => `${line}\n`)
+                .join('');
+              expect(store.joinedFrom(n)).toBe(expected);
+              // The same text in parts of whole lines, none empty: what a scanner tests part by part.
+              const parts = store.partsFrom(n);
+              expect(parts.join('')).toBe(expected);
+              for (const part of parts) expect(part).toMatch(/\n$/);
             }
           }
         },

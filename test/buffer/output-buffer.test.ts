@@ -242,13 +242,16 @@ describe('OutputBuffer', () => {
               const finished = texts(buffer).slice(0, buffer.completedLines - buffer.firstLine + 1);
               for (let line = buffer.firstLine - 1; line <= buffer.completedLines + 1; line++) {
                 const from = Math.max(line, buffer.firstLine);
-                expect(buffer.completedTextFrom(line)).toEqual({
-                  text: finished
+                const { parts, firstLine } = buffer.completedPartsFrom(line);
+                expect(firstLine).toBe(from);
+                expect(parts.join('')).toBe(
+                  finished
                     .slice(from - buffer.firstLine)
                     .map((l) => `${l}\n`)
                     .join(''),
-                  firstLine: from,
-                });
+                );
+                // Whole lines in every part, so a scanner can test each alone.
+                for (const part of parts) expect(part).toMatch(/\n$/);
               }
               expect(tails).toEqual(limits.map((limit) => (limit === 0 ? '' : buffer.partialLine().slice(-limit))));
             }

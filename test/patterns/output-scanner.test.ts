@@ -1,0 +1,93 @@
+import fc from 'fast-check';
+import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import { compileLinearPattern } from '../../src/patterns/linear-pattern.js';
+import { markOf, outputScanner, visitParts } from '../../src/patterns/output-scanner.js';
+
+/** Appends `chunk` as the ingest path does: the bytes too, so plain ASCII takes the native scan. */
+function feed(buffer: OutputBuffer, chunk: string): void {
+  buffer.append(chunk, Buffer.from(chunk, 'utf8'));
+}
+
+describe('visitParts', () => {
+  it('numbers each part from the lines of the parts before it, and stops where the visitor says', () => {
+    const seen: Array<[string, number]> = [];
+    visitParts(['a\n', 'b\nc\n', 'd\n', 'e\n'], 7, (text, firstLine) => {
+      seen.push([text, firstLine]);
+      return text === 'd\n';
+    });
+    expect(seen).toEqual([
+      ['a\n', 7],
+      ['b\nc\n', 8],
+      ['d\n', 10],
+    ]);
+  });
+
+  it('visits nothing when there are no parts', () => {
+    const visit = jest.fn(() => false);
+    visitParts([], 1, visit);
+    expect(visit).not.toHaveBeenCalled();
+  });
+});
+
+describe('outputScanner', () => {
+  it('finds a line in the run that follows the line a chunk finished, with its number', () => {
+    const buffer = new OutputBuffer();
+    const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', 'needle'), markOf(buffer));
+    feed(buffer, 'one\ntw');
+    expect(scan()).toBeUndefined();
+    // Finishes line 2 (`two`, begun in the last chunk) and brings lines 3-5 as one run: two parts.
+    feed(buffer, 'o\nthree\nneedle four\nfive\n');
+    expect(scan()).toEqual({ line: 4, text: 'needle four', unfinished: false });
+  });
+
+  it('finds the finished line itself, begun in an earlier chunk', () => {
+    const buffer = new OutputBuffer();
+    const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', 'needle'), markOf(buffer));
+    feed(buffer, 'one\nnee');
+    expect(scan()).toBeUndefined();
+    feed(buffer, 'dle two\nthree\n');
+    expect(scan()).toEqual({ line: 2, text: 'needle two', unfinished: false });
+  });
+
+  it('finds a line rendered on its own (a carriage return in it) after a run', () => {
+    const buffer = new OutputBuffer();
+    const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', '^done 100%$'), markOf(buffer));
+    feed(buffer, 'a\nb\nc\ndone 10%\rdone 100%\n');
+    expect(scan()).toEqual({ line: 4, text: 'done 100%', unfinished: false });
+  });
+
+  it('finds the same first line as testing every finished line alone, however the output is cut', () => {
+    const piece = fc.constantFrom('x', 'needle', 'y\n', '\n', 'ab\r', 'needle\n', '\u001b[2K', 'zz');
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(piece, { maxLength: 12 }), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 0, max: 3 }),
+        (chunks, before) => {
+          // A buffer small enough that floods drop lines the scanner has not read: those are skipped, not found.
+          const buffer = new OutputBuffer({ maxChars: 60, lineOverheadChars: 0 });
+          const pattern = compileLinearPattern('wait.pattern', '^needle$');
+          for (const chunk of chunks.slice(0, before)) feed(buffer, chunk.join(''));
+          const scan = outputScanner(buffer, pattern, markOf(buffer));
+          let next = buffer.completedLines + 1;
+          for (const chunk of chunks.slice(before)) {
+            feed(buffer, chunk.join(''));
+            const found = scan();
+            // The reference: the finished lines this chunk made readable, tested one by one.
+            const fresh = buffer
+              .linesFrom(next, Number.MAX_SAFE_INTEGER)
+              .filter((line) => line.lineNumber <= buffer.completedLines);
+            next = buffer.completedLines + 1;
+            const expected = fresh.find((line) => pattern.test(line.text));
+            if (expected !== undefined) {
+              expect(found).toEqual({ line: expected.lineNumber, text: expected.text, unfinished: false });
+              return;
+            }
+            // No finished line matched: only the unfinished line may have (`needle` as a prompt).
+            if (found !== undefined) expect(found.unfinished).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
