@@ -30,23 +30,17 @@ describe('visitParts', () => {
 });
 
 describe('outputScanner', () => {
-  it('finds a line in the run that follows the line a chunk finished, with its number', () => {
+  // Each second chunk finishes the line the first began, then brings a run of whole lines: two parts.
+  it.each([
+    ['a line in the run after the finished line', ['one\ntw', 'o\nthree\nneedle four\nfive\n'], 4, 'needle four'],
+    ['the finished line itself, begun in the chunk before', ['one\nnee', 'dle two\nthree\n'], 2, 'needle two'],
+  ])('finds %s, with its number', (_, [first, second], line, text) => {
     const buffer = new OutputBuffer();
     const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', 'needle'), markOf(buffer));
-    feed(buffer, 'one\ntw');
+    feed(buffer, first as string);
     expect(scan()).toBeUndefined();
-    // Finishes line 2 (`two`, begun in the last chunk) and brings lines 3-5 as one run: two parts.
-    feed(buffer, 'o\nthree\nneedle four\nfive\n');
-    expect(scan()).toEqual({ line: 4, text: 'needle four', unfinished: false });
-  });
-
-  it('finds the finished line itself, begun in an earlier chunk', () => {
-    const buffer = new OutputBuffer();
-    const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', 'needle'), markOf(buffer));
-    feed(buffer, 'one\nnee');
-    expect(scan()).toBeUndefined();
-    feed(buffer, 'dle two\nthree\n');
-    expect(scan()).toEqual({ line: 2, text: 'needle two', unfinished: false });
+    feed(buffer, second as string);
+    expect(scan()).toEqual({ line, text, unfinished: false });
   });
 
   it('finds a line rendered on its own (a carriage return in it) after a run', () => {
