@@ -205,3 +205,10 @@ export const SCREEN_SKIP_FROM_CHARS = 65_536;
 export const SCREEN_IDLE_CATCHUP_MS = 250;
 /** How long `stty` may take to resize the terminal. */
 export const STTY_RESIZE_TIMEOUT_MS = 2_000;
+
+/**
+ * Specimens kept alive between PTYs for their hidden classes (src/shapes/specimens.ts): the last compiled wait or
+ * watch patterns, and the last emulator of a removed PTY (reset first, so none of its screen stays).
+ */
+export const KEPT_PATTERN_SPECIMENS = 4;
+export const KEPT_EMULATOR_SPECIMENS = 1;

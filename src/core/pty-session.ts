@@ -26,7 +26,7 @@ import { type MemberList, NO_MEMBERS, type TerminationReport } from '../streams/
 import type { PtyActivity } from '../operators/wait-for.js';
 import { resizeTerminal } from '../engine/resize-terminal.js';
 import { LazyScreen } from '../screen/lazy-screen.js';
-import { ShapeKeeper } from './shape-keeper.js';
+import { ShapeKeeper } from '../shapes/shape-keeper.js';
 import type { TerminalSize } from '../screen/xterm.js';
 
 import type { PtyStatus } from '../protocol/tool-results.js';

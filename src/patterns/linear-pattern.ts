@@ -1,6 +1,7 @@
 import { RE2JS, RE2JSException } from 're2js';
 import { PtyError } from '../errors.js';
-import { MATCH_BLOCK_CHARS, MAX_PATTERN_CHARS } from '../limits.js';
+import { KEPT_PATTERN_SPECIMENS, MATCH_BLOCK_CHARS, MAX_PATTERN_CHARS } from '../limits.js';
+import { Specimens } from '../shapes/specimens.js';
 
 /**
  * A pattern that runs on live output, in the host's own thread, after every chunk: it must never backtrack.
@@ -58,12 +59,27 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
   }
   const test = (line: string): boolean => compiled.test(line);
   const lineByLine = TEXT_ANCHOR.test(source);
-  return {
+  const pattern: LinearPattern = {
     source,
     ignoreCase,
     test,
     matchingLines: (text) => (lineByLine ? eachLineTested(text, test) : joinedThenLines(text, multiline, test)),
   };
+  keepSpecimen(pattern);
+  return pattern;
+}
+
+/**
+ * The last few patterns compiled, each run once on both engines so that re2js has built what it builds on first
+ * use: their hidden classes then outlive the wait or the PTY that used them (see Specimens). A pattern holds only
+ * its source.
+ */
+export const patternSpecimens = new Specimens<LinearPattern>(KEPT_PATTERN_SPECIMENS);
+
+function keepSpecimen(pattern: LinearPattern): void {
+  pattern.test('');
+  pattern.matchingLines('\n\n').next();
+  patternSpecimens.keep(pattern);
 }
 
 /**

@@ -5,7 +5,14 @@ import type { KeyModes } from '../keys/encode-key.js';
 import { lastAltToggle, restartPoint } from './reset-points.js';
 import type { ScreenSource } from './screen-source.js';
 import { skipPoint, skipPointFromTail } from './skip-ahead.js';
-import { createTerminal, cursorHidden, plainDefaults, type TerminalSize, type XtermTerminal } from './xterm.js';
+import {
+  createTerminal,
+  cursorHidden,
+  plainDefaults,
+  retireTerminal,
+  type TerminalSize,
+  type XtermTerminal,
+} from './xterm.js';
 
 /** What a person would see on the terminal now. */
 export interface ScreenSnapshot {
@@ -97,7 +104,7 @@ export class LazyScreen {
     this.disposed = true;
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
-    this.terminal?.dispose();
+    if (this.terminal !== undefined) retireTerminal(this.terminal);
     this.terminal = undefined;
   }
 

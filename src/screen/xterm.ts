@@ -1,4 +1,6 @@
 import * as xtermModule from '@xterm/headless';
+import { KEPT_EMULATOR_SPECIMENS } from '../limits.js';
+import { Specimens } from '../shapes/specimens.js';
 
 export type XtermTerminal = xtermModule.Terminal;
 type TerminalClass = typeof xtermModule.Terminal;
@@ -27,6 +29,26 @@ export function createTerminal(size: TerminalSize): XtermTerminal {
     convertEol: true,
     allowProposedApi: true,
     logLevel: 'off',
+  });
+}
+
+/**
+ * The last emulator of a removed PTY, reset (so none of its screen stays) and disposed when the next one comes: its
+ * hidden classes then outlive the PTY, and the next PTY's screen reads find xterm.js still optimized (see Specimens).
+ */
+export const emulatorSpecimens = new Specimens<XtermTerminal>(KEPT_EMULATOR_SPECIMENS, (terminal) =>
+  terminal.dispose(),
+);
+
+/**
+ * Hands an emulator its owner is done with to emulatorSpecimens, its screen and modes reset. The reset waits for
+ * the writes already queued (xterm.js parses them later, and a reset before would see them land on the blank
+ * screen), and is skipped if the emulator was released (disposed) meanwhile.
+ */
+export function retireTerminal(terminal: XtermTerminal): void {
+  emulatorSpecimens.keep(terminal);
+  terminal.write('', () => {
+    if (emulatorSpecimens.specimens.includes(terminal)) terminal.reset();
   });
 }
 

@@ -1,8 +1,16 @@
 import fc from 'fast-check';
-import { MAX_PATTERN_CHARS } from '../../src/limits.js';
-import { compileLinearPattern } from '../../src/patterns/linear-pattern.js';
+import { KEPT_PATTERN_SPECIMENS, MAX_PATTERN_CHARS } from '../../src/limits.js';
+import { compileLinearPattern, patternSpecimens } from '../../src/patterns/linear-pattern.js';
 
 describe('compileLinearPattern', () => {
+  it('keeps the last few patterns it compiled alive (bounded), a refused one not among them', () => {
+    const compiled = Array.from({ length: KEPT_PATTERN_SPECIMENS + 2 }, (_, i) =>
+      compileLinearPattern('p', `kept${i}`),
+    );
+    expect(() => compileLinearPattern('p', '(')).toThrow();
+    expect(patternSpecimens.specimens).toEqual(compiled.slice(-KEPT_PATTERN_SPECIMENS));
+  });
+
   it('matches anywhere in a line, prompts without a newline included', () => {
     const prompt = compileLinearPattern('wait.pattern', '>>> $');
     expect(prompt.test('>>> ')).toBe(true);

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { LazyScreen, screenRows } from '../../src/screen/lazy-screen.js';
 import { restartPoint } from '../../src/screen/reset-points.js';
-import { createTerminal } from '../../src/screen/xterm.js';
+import { createTerminal, emulatorSpecimens, type XtermTerminal } from '../../src/screen/xterm.js';
 
 const size = { rows: 6, cols: 20 };
 
@@ -529,7 +529,26 @@ describe('the alternate screen, known from every switch the program wrote', () =
       code: 'not_found',
       message: 'this PTY was removed; its screen is gone.',
     });
-    expect(writes).not.toHaveBeenCalled();
+    // No more output: the only write left is the empty one that waits to blank the retired emulator (retireTerminal).
+    expect(writes.mock.calls.filter(([data]) => data !== '')).toEqual([]);
     await expect(screen.snapshot()).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it("keeps a removed PTY's emulator blank until the next removal, which disposes it", async () => {
+    const first = screenOf(['secret output\n', 'more secret\n']).screen;
+    await first.snapshot();
+    const firstTerminal = (first as unknown as { terminal: XtermTerminal }).terminal;
+    first.dispose();
+    expect(emulatorSpecimens.specimens).toEqual([firstTerminal]);
+    // The reset waits for the writes xterm.js had queued: then nothing of the removed PTY's screen is left.
+    await new Promise<void>((resolve) => firstTerminal.write('', resolve));
+    expect(screenRows(firstTerminal).join('')).toBe('');
+    const disposed = jest.spyOn(firstTerminal, 'dispose');
+    const second = screenOf(['other\n']).screen;
+    await second.snapshot();
+    second.dispose();
+    expect(disposed).toHaveBeenCalledTimes(1);
+    expect(emulatorSpecimens.specimens).toHaveLength(1);
+    expect(emulatorSpecimens.specimens[0]).not.toBe(firstTerminal);
   });
 });

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
-import { ShapeKeeper } from '../../src/core/shape-keeper.js';
+import { ShapeKeeper } from '../../src/shapes/shape-keeper.js';
 
 // V8's own view of a function, through its test natives; turned on for this worker only, before anything below
 // is parsed (the natives are parsed by `new Function`).

@@ -1,0 +1,28 @@
+/**
+ * Keeps the last `limit` used instances of a kind alive after their owner let them go, and releases the oldest as a
+ * newer one comes (an emulator is disposed then).
+ *
+ * Why, as for ShapeKeeper: V8 frees the hidden classes an instance went through once no instance of them is alive
+ * at a full collection, and with them the optimized code of every function that used them. A used instance has been
+ * through those classes; one kept alive between two PTYs spares the next PTY's flood a compile of that code (A/B in
+ * docs/PERFORMANCE.md, eighth session). Where a fresh instance would do as well, ShapeKeeper makes one instead.
+ */
+export class Specimens<T> {
+  private readonly kept: T[] = [];
+
+  constructor(
+    private readonly limit: number,
+    private readonly release: (specimen: T) => void = () => undefined,
+  ) {}
+
+  /** Call with an instance its owner is done with; it must hold nothing that has to go (output, descriptors). */
+  keep(specimen: T): void {
+    this.kept.push(specimen);
+    while (this.kept.length > this.limit) this.release(this.kept.shift() as T);
+  }
+
+  /** What is kept, oldest first (for tests). */
+  get specimens(): readonly T[] {
+    return this.kept;
+  }
+}
