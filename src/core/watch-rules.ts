@@ -54,8 +54,9 @@ export function watchHits$(
 }
 
 /**
- * Every line of `text` (whole lines) that some rule matches, in order, with the first rule that matches it. One engine pass per
- * rule over the whole text when nothing matches (the common case); lines become strings only where a rule hits.
+ * Every line of `text` (whole lines) that some rule matches, in order, with the first rule that matches it. One
+ * engine pass per rule over the whole text when nothing matches (the common case); lines become strings only where
+ * a rule hits.
  */
 function hitsIn(text: string, firstLine: number, rules: readonly LinearPattern[]): WatchHit[] {
   // The first rule to claim a line is the first that matches it: rules are tried in order.

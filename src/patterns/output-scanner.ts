@@ -54,7 +54,8 @@ export function visitParts(
   for (let k = 0; k < parts.length; k++) {
     const text = parts[k] as string;
     if (visit(text, line) || k + 1 === parts.length) return;
-    for (let lf = text.indexOf('\n'); lf !== -1; lf = text.indexOf('\n', lf + 1)) line++;
+    // The number the line after the part's end would have: its lines all counted.
+    line = lineNumbers(text, line, [text.length])[0] as number;
   }
 }
 
@@ -63,9 +64,9 @@ export function visitParts(
  * completed since the previous call (each finished line is tested once, one engine pass per part of the text as
  * the buffer keeps it, never copied into one string) plus the unfinished line's last MAX_PARTIAL_MATCH_CHARS
  * characters, so a call costs about the new text. The unfinished line is only tested once its tested end differs
- * from the mark's: a prompt that was already on screen when the call began (`>>> ` before the write) must not end the wait at once. A line completed
- * after the mark counts even if it began before it (its end is new output). Lines dropped by a flood before they
- * were scanned are skipped.
+ * from the mark's: a prompt that was already on screen when the call began (`>>> ` before the write) must not end
+ * the wait at once. A line completed after the mark counts even if it began before it (its end is new output).
+ * Lines dropped by a flood before they were scanned are skipped.
  */
 export function outputScanner(
   lines: ScannedLines,
