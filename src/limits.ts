@@ -208,7 +208,9 @@ export const STTY_RESIZE_TIMEOUT_MS = 2_000;
 
 /**
  * Specimens kept alive between PTYs for their hidden classes (src/shapes/specimens.ts): the last compiled wait or
- * watch patterns, and the last emulator of a removed PTY (reset first, so none of its screen stays).
+ * watch patterns, the last emulator of a removed PTY (reset first, so none of its screen stays), and the last
+ * PTY's finished `script` child process.
  */
 export const KEPT_PATTERN_SPECIMENS = 4;
 export const KEPT_EMULATOR_SPECIMENS = 1;
+export const KEPT_CHILD_SPECIMENS = 1;

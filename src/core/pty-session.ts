@@ -21,7 +21,8 @@ import type { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { intoBuffer } from '../operators/into-buffer.js';
-import { ptyProcess$, type PtyEvent, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
+import { eventShapes, type PtyEvent } from '../streams/pty-events.js';
+import { ptyProcess$, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
 import { type MemberList, NO_MEMBERS, type TerminationReport } from '../streams/session-report.js';
 import type { PtyActivity } from '../operators/wait-for.js';
 import { resizeTerminal } from '../engine/resize-terminal.js';
@@ -141,10 +142,12 @@ export class PtySession {
 
   /**
    * Called when the registry drops the PTY: the emulator's memory goes with it. An empty buffer is made in its
-   * buffer's place, so the next PTY's output finds the ingest path still optimized (see ShapeKeeper).
+   * buffer's place, and a set of events in its events' place, so the next PTY's output finds the ingest path still
+   * optimized (see ShapeKeeper).
    */
   dispose(): void {
     bufferShapes.renew();
+    eventShapes.renew();
     this.screen.dispose();
   }
 

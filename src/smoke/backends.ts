@@ -3,7 +3,8 @@ import { createV1Plugin, type V1Hooks, type V1PluginInput } from '../hosts/openc
 import { LocalPtyPlugin } from '../index.js';
 import { sessionMembers, readStat } from '../engine/procfs.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_OWNER, TERMINATE_GRACE_MS } from '../limits.js';
-import { ptyProcess$, type PtyEvent, type PtyHandle } from '../streams/pty-process.js';
+import { type PtyEvent, startedEvent } from '../streams/pty-events.js';
+import { ptyProcess$, type PtyHandle } from '../streams/pty-process.js';
 import type { TerminationReport } from '../streams/session-report.js';
 
 /** What the smoke run loads as "the plugin": the real one, or one broken on purpose to prove a scenario can fail. */
@@ -67,9 +68,7 @@ function withoutKill(handle: PtyHandle): PtyHandle {
 /** The real PTY process stream, with its termination swapped for `terminateWithoutKill`. */
 const spawnWithoutKill: typeof ptyProcess$ = (spec, deps) =>
   ptyProcess$(spec, deps).pipe(
-    map(
-      (event): PtyEvent => (event.kind === 'started' ? { kind: 'started', handle: withoutKill(event.handle) } : event),
-    ),
+    map((event): PtyEvent => (event.kind === 'started' ? startedEvent(withoutKill(event.handle)) : event)),
   );
 
 /** Backends broken on purpose: each must make at least one scenario fail (test/smoke/smoke-can-fail.test.ts). */

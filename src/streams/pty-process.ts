@@ -3,7 +3,8 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Duplex } from 'node:stream';
 import { endWith, finalize, Observable, ReplaySubject, type SchedulerLike, skip, Subscription, takeUntil } from 'rxjs';
 import { match } from 'ts-pattern';
-import { LINGER_FULL_SCAN_MS, LINGER_POLL_MS, MAX_SCRIPT_STDERR_CHARS } from '../limits.js';
+import { KEPT_CHILD_SPECIMENS, LINGER_FULL_SCAN_MS, LINGER_POLL_MS, MAX_SCRIPT_STDERR_CHARS } from '../limits.js';
+import { Specimens } from '../shapes/specimens.js';
 import { bindDirectory, type BoundDirectory } from '../engine/bound-directory.js';
 import { readStat, terminalOf } from '../engine/procfs.js';
 import { scriptExitCode, unreapedLeaderStatus } from '../engine/script-missed-death.js';
@@ -16,7 +17,8 @@ import { StdinWriter } from '../engine/stdin-writer.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
 import { childProcessEvents$ } from './child-process-events.js';
 import { scriptTermination } from './script-termination.js';
-import { describeMembers, type MemberList, type TerminationReport } from './session-report.js';
+import { describeMembers, type TerminationReport } from './session-report.js';
+import { exitEvent, flushedOutputEvent, membersEvent, outputEvent, type PtyEvent, startedEvent } from './pty-events.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
 import {
   lingeringMembers$,
@@ -52,29 +54,12 @@ export interface PtyHandle {
   terminate(): Observable<TerminationReport>;
 }
 
-export type PtyEvent =
-  | { readonly kind: 'started'; readonly handle: PtyHandle }
-  | {
-      readonly kind: 'output';
-      readonly text: string;
-      readonly bytes: number;
-      /** What `text` was decoded from (absent for the decoder's last flush): lets the buffer scan ASCII natively. */
-      readonly source?: Uint8Array;
-    }
-  | {
-      readonly kind: 'exit';
-      readonly exitCode: number | null;
-      /** Set only when Node saw `script` itself die by a signal (then the command's status is lost). */
-      readonly signal: string | null;
-      /** The conventional name for 128+n exit codes: a convention, so always marked as inferred. */
-      readonly inferredSignal: string | null;
-      /** What `script` itself wrote to stderr (its own errors; the command's stderr is on the PTY). */
-      readonly scriptStderr: string;
-      /** Members left in the terminal session after the program (its leader) exited. */
-      readonly lingering: MemberList;
-    }
-  /** After `exit`: the lingering members changed; the last one has count 0 (the session is empty). */
-  | { readonly kind: 'members'; readonly lingering: MemberList };
+/**
+ * The last PTY's `script` child, kept once its stream is done (exited, every pipe closed): Node's ChildProcess,
+ * its sockets and their stream states are classes that the output path's optimized code checks, and no other child
+ * of the host need be alive between two PTYs (see Specimens). It holds no descriptor and none of the PTY's output.
+ */
+export const childSpecimens = new Specimens<ChildProcess>(KEPT_CHILD_SPECIMENS);
 
 export interface PtyProcessDeps {
   readonly reaper: Reaper;
@@ -171,7 +156,7 @@ function scriptProcess$(
     const markStarted = () => {
       if (started) return;
       started = true;
-      subscriber.next({ kind: 'started', handle });
+      subscriber.next(startedEvent(handle));
       for (const event of early.splice(0)) subscriber.next(event);
     };
     /** The program's wait status, read from /proc when script is killed beside its unreaped, dead child. */
@@ -224,14 +209,15 @@ function scriptProcess$(
     };
     const reportExit = (probe: MemberProbe | undefined, left: readonly number[]) => {
       const code = exitCode;
-      subscriber.next({
-        kind: 'exit',
-        exitCode: code.code,
-        signal: code.signal,
-        inferredSignal: inferSignalFromExitCode(code.code),
-        scriptStderr: stderr,
-        lingering: describeMembers(left),
-      });
+      subscriber.next(
+        exitEvent({
+          exitCode: code.code,
+          signal: code.signal,
+          inferredSignal: inferSignalFromExitCode(code.code),
+          scriptStderr: stderr,
+          lingering: describeMembers(left),
+        }),
+      );
       if (probe === undefined || left.length === 0) return finish();
       let lastCount = left.length;
       lifetime.add(
@@ -245,7 +231,7 @@ function scriptProcess$(
             next: (pids) => {
               if (pids.length === 0 && lastCount === 0) return;
               lastCount = pids.length;
-              subscriber.next({ kind: 'members', lingering: describeMembers(pids) });
+              subscriber.next(membersEvent(describeMembers(pids)));
             },
             complete: finish,
           }),
@@ -253,6 +239,7 @@ function scriptProcess$(
     };
     const finish = () => {
       complete = true;
+      childSpecimens.keep(child);
       argvChannel?.destroy();
       releaseGuard();
       subscriber.complete();
@@ -263,7 +250,7 @@ function scriptProcess$(
       // Output, the event of every chunk, goes the short way (see PtySession.onEvent); the rest is matched.
       if (event.kind === 'stdout') {
         const { chunk } = event;
-        emit({ kind: 'output', text: decoder.write(chunk), bytes: chunk.length, source: chunk });
+        emit(outputEvent(decoder.write(chunk), chunk));
         return;
       }
       match(event)
@@ -283,7 +270,7 @@ function scriptProcess$(
           lookup.unsubscribe();
           markStarted();
           const rest = decoder.end();
-          if (rest.length > 0) subscriber.next({ kind: 'output', text: rest, bytes: 0 });
+          if (rest.length > 0) subscriber.next(flushedOutputEvent(rest));
           // Killed beside its dead child (it missed the death, see script-missed-death.ts): the program's own status.
           exitCode =
             signal === 'SIGKILL' && unreapedStatus !== undefined

@@ -3,7 +3,8 @@ import type { TestScheduler } from 'rxjs/testing';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { bufferShapes, PtySession, type PtyInfo } from '../../src/core/pty-session.js';
 import { Reaper } from '../../src/engine/reaper.js';
-import type { PtyEvent, PtyHandle } from '../../src/streams/pty-process.js';
+import { eventShapes, type PtyEvent } from '../../src/streams/pty-events.js';
+import type { PtyHandle } from '../../src/streams/pty-process.js';
 import { testScheduler } from '../support/marbles.js';
 
 const info = (over: Partial<PtyInfo> = {}): PtyInfo => ({
@@ -313,5 +314,21 @@ describe('PtySession.dispose', () => {
     expect(kept).not.toBe(before);
     expect(kept).not.toBe(s.buffer);
     expect(kept?.totalRawChars).toBe(0);
+  });
+
+  it('renews the set of event specimens too, so the next PTY’s start and exit events keep their classes', () => {
+    const scheduler = testScheduler();
+    const { s } = session(scheduler, fakeProcess(scheduler, 's'));
+    const before = eventShapes.instance;
+    s.dispose();
+    expect(eventShapes.instance).not.toBe(before);
+    expect(eventShapes.instance?.map((e) => e.kind)).toEqual([
+      'started',
+      'output',
+      'output',
+      'exit',
+      'exit',
+      'members',
+    ]);
   });
 });

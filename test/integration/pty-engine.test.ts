@@ -19,7 +19,8 @@ import { scriptInvocation } from '../../src/engine/script-invocation.js';
 import { InheritableDescriptors } from '../../src/engine/inheritable-fds.js';
 import { childrenOf } from '../../src/engine/procfs.js';
 import { BASH_PATH, SCRIPT_PATH, SETPRIV_PATH } from '../../src/engine/system-paths.js';
-import { TERMINATE_GRACE_MS } from '../../src/limits.js';
+import { KEPT_CHILD_SPECIMENS, TERMINATE_GRACE_MS } from '../../src/limits.js';
+import { childSpecimens } from '../../src/streams/pty-process.js';
 import { PtyProbe, runToExit } from '../support/pty-probe.js';
 import { childrenOfSelf, commOf, isRunning, openFdCount, pidsWithMarker } from '../../src/testkit/processes.js';
 import { sleep, waitFor } from '../../src/testkit/waits.js';
@@ -160,6 +161,30 @@ describe('PTY engine with real script processes', () => {
   it('loses no output that arrives around the exit', async () => {
     const { text } = await runToExit({ command: 'sh', args: ['-c', 'head -c 3000000 /dev/zero | tr "\\0" a'] });
     expect(text.length).toBe(3_000_000);
+  });
+
+  it('keeps the last finished script child as a specimen, with every pipe closed and nothing of its output', async () => {
+    const probe = new PtyProbe({ command: 'sh', args: ['-c', 'echo kept-child-output'] });
+    const { pid } = await probe.started();
+    await probe.sessionEmpty();
+    const kept = childSpecimens.specimens;
+    expect(kept).toHaveLength(KEPT_CHILD_SPECIMENS);
+    const child = kept[0];
+    expect(child?.pid).toBe(pid);
+    expect(child?.exitCode).toBe(0);
+    expect(child?.stdio.length).toBeGreaterThanOrEqual(3);
+    for (const stream of child?.stdio ?? []) {
+      if (!stream) continue;
+      expect(stream.destroyed).toBe(true);
+      if ('readableLength' in stream) expect(stream.readableLength).toBe(0);
+    }
+    await probe.dispose();
+    // The next PTY's child takes its place.
+    const next = new PtyProbe({ command: 'true' });
+    const nextPid = (await next.started()).pid;
+    await next.sessionEmpty();
+    await next.dispose();
+    expect(childSpecimens.specimens.map((c) => c.pid)).toEqual([nextPid]);
   });
 
   it('ends a command that traps TERM and HUP with KILL after the grace period', async () => {

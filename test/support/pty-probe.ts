@@ -1,14 +1,9 @@
 import type { Subscription } from 'rxjs';
 import { Reaper } from '../../src/engine/reaper.js';
-import {
-  ptyProcess$,
-  type PtyEvent,
-  type PtyHandle,
-  type PtyProcessDeps,
-  type PtySpec,
-} from '../../src/streams/pty-process.js';
+import type { ExitEvent, PtyEvent } from '../../src/streams/pty-events.js';
+import { ptyProcess$, type PtyHandle, type PtyProcessDeps, type PtySpec } from '../../src/streams/pty-process.js';
 
-export type ExitEvent = Extract<PtyEvent, { kind: 'exit' }>;
+export type { ExitEvent };
 
 /** Drives one real PTY in a test: collects output, waits for text or exit with a timeout. */
 export class PtyProbe {
