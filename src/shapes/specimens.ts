@@ -21,6 +21,15 @@ export class Specimens<T> {
     while (this.kept.length > this.limit) this.release(this.kept.shift() as T);
   }
 
+  /** A kept specimen that `matches`, made the newest again (so the last to go), or undefined. */
+  reuse(matches: (specimen: T) => boolean): T | undefined {
+    const at = this.kept.findIndex(matches);
+    if (at === -1) return undefined;
+    const [found] = this.kept.splice(at, 1) as [T];
+    this.kept.push(found);
+    return found;
+  }
+
   /** What is kept, oldest first (for tests). */
   get specimens(): readonly T[] {
     return this.kept;

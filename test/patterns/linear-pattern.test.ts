@@ -11,6 +11,19 @@ describe('compileLinearPattern', () => {
     expect(patternSpecimens.specimens).toEqual(compiled.slice(-KEPT_PATTERN_SPECIMENS));
   });
 
+  it('gives back the kept pattern for the same source and case, without compiling it again', () => {
+    const prompt = compileLinearPattern('wait.pattern', '^reused>>> ?$');
+    expect(compileLinearPattern('watch[0].pattern', '^reused>>> ?$')).toBe(prompt);
+    const caseless = compileLinearPattern('wait.pattern', '^reused>>> ?$', true);
+    expect(caseless).not.toBe(prompt);
+    expect(caseless.test('REUSED>>> ')).toBe(true);
+    expect(prompt.test('REUSED>>> ')).toBe(false);
+    expect([...prompt.matchingLines('x\nreused>>> \n')]).toEqual([{ start: 2, end: 12 }]);
+    // Pushed out by newer ones, it is compiled anew.
+    for (let i = 0; i < KEPT_PATTERN_SPECIMENS; i++) compileLinearPattern('p', `pushes-out-${i}`);
+    expect(compileLinearPattern('wait.pattern', '^reused>>> ?$')).not.toBe(prompt);
+  });
+
   it('matches anywhere in a line, prompts without a newline included', () => {
     const prompt = compileLinearPattern('wait.pattern', '>>> $');
     expect(prompt.test('>>> ')).toBe(true);
