@@ -44,7 +44,8 @@ export function watchHits$(
       next = completed + 1;
       const hits: WatchHit[] = [];
       visitParts(parts, firstLine, (text, partFirstLine) => {
-        hits.push(...hitsIn(text, partFirstLine, rules));
+        // One by one: spread as arguments, a part's hits overflow the stack past about 120,000 (measured in Node 20).
+        for (const hit of hitsIn(text, partFirstLine, rules)) hits.push(hit);
         return false;
       });
       return from(hits);

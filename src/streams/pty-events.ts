@@ -43,6 +43,7 @@ export const outputEvent = (text: string, source: Uint8Array): PtyEvent => ({
 /** What the decoder still held when the stream closed (an incomplete UTF-8 sequence, as replacement characters). */
 export const flushedOutputEvent = (text: string): PtyEvent => ({ kind: 'output', text, bytes: 0 });
 
+/** Field by field, not spread: the fields' order, and so the event's hidden class, never depends on the caller's. */
 export const exitEvent = (fields: Omit<ExitEvent, 'kind'>): PtyEvent => ({
   kind: 'exit',
   exitCode: fields.exitCode,

@@ -1,20 +1,6 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { ShapeKeeper } from '../../src/shapes/shape-keeper.js';
-
-// V8's own view of a function, through its test natives; turned on for this worker only, before anything below
-// is parsed (the natives are parsed by `new Function`).
-setFlagsFromString('--allow-natives-syntax');
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const natives = {
-  prepare: new Function('f', '%PrepareFunctionForOptimization(f)') as (f: unknown) => void,
-  optimizeNext: new Function('f', '%OptimizeFunctionOnNextCall(f)') as (f: unknown) => void,
-  status: new Function('f', 'return %GetOptimizationStatus(f)') as (f: unknown) => number,
-};
-/** V8's OptimizationStatus::kOptimized: the function runs optimized code that is not marked for deoptimization. */
-const OPTIMIZED = 1 << 4;
+import { gc, natives, OPTIMIZED } from '../support/v8-natives.js';
 
 // 4 KiB chunks of 80-byte lines, as `script` hands a flood over: the line store cuts and drops lines on every one.
 const line = `${'x'.repeat(79)}\n`;

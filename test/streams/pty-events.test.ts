@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { EMPTY } from 'rxjs';
 import {
   eventShapes,
@@ -12,20 +10,7 @@ import {
 } from '../../src/streams/pty-events.js';
 import type { PtyHandle } from '../../src/streams/pty-process.js';
 import { NO_MEMBERS } from '../../src/streams/session-report.js';
-
-// V8's own view of hidden classes and functions, through its test natives; turned on for this worker only, before
-// anything below is parsed (the natives are parsed by `new Function`).
-setFlagsFromString('--allow-natives-syntax');
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const natives = {
-  sameMap: new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: unknown, b: unknown) => boolean,
-  prepare: new Function('f', '%PrepareFunctionForOptimization(f)') as (f: unknown) => void,
-  optimizeNext: new Function('f', '%OptimizeFunctionOnNextCall(f)') as (f: unknown) => void,
-  status: new Function('f', 'return %GetOptimizationStatus(f)') as (f: unknown) => number,
-};
-/** V8's OptimizationStatus::kOptimized: the function runs optimized code that is not marked for deoptimization. */
-const OPTIMIZED = 1 << 4;
+import { gc, natives, OPTIMIZED } from '../support/v8-natives.js';
 
 const handle = (pid: number): PtyHandle => ({
   pid,

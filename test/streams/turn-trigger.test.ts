@@ -1,9 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { TurnTrigger } from '../../src/streams/turn-trigger.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+import { gc } from '../support/v8-natives.js';
 
 describe('TurnTrigger', () => {
   it('runs its turn once however often it is armed before it, and again when armed after', () => {
