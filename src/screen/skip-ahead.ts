@@ -75,11 +75,13 @@ function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize)
     if (advances + wraps >= need) {
       // A long line: keep its last `need` rows; the rows before the cut hold only printable characters, so the cut
       // falls on a row edge (the first row of the line starts at `startCol` when it began before the text did).
+      // The character at the cut must be printable too: the cursor there waits to wrap, and only a printable one
+      // wraps it to the next row's start, where the model resumes. A backspace, CR or LF acts on the row it left.
       const firstRow = lf === -1 ? cols - Math.min(startCol, cols) : 0;
       const rowsBefore = Math.floor((length - firstRow) / cols) - need;
       if (rowsBefore < 1) return start;
       const cut = start + firstRow + rowsBefore * cols;
-      return NOT_PRINTABLE.test(text.slice(start, cut)) ? start : cut;
+      return NOT_PRINTABLE.test(text.slice(start, cut + 1)) ? start : cut;
     }
     if (lf === -1) return 0;
     advances += wraps + 1;

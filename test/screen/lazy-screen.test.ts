@@ -282,6 +282,20 @@ describe('entering a long plain backlog late', () => {
     expect(snap.incomplete).toBe(false);
   });
 
+  it('a long line cut at a row edge where a backspace, CR or LF follows the full row shows what a full feed shows', async () => {
+    // 940 = 47 rows of 20: the cursor waits to wrap when the control comes, which acts on the row it left.
+    for (const control of ['\b', '\r', '\n']) {
+      const backlog = `\n${'q'.repeat(940)}${control}${'q'.repeat(277)}\r\r`;
+      const buffer = new OutputBuffer();
+      const screen = new LazyScreen(buffer, size, 1);
+      await screen.snapshot();
+      buffer.append(backlog);
+      const snap = await screen.snapshot();
+      expect(snap.rows).toEqual(await reference(backlog));
+      screen.dispose();
+    }
+  });
+
   it('property: a backlog found late from its end (lines, or a long line cut at a row edge) shows what a full feed shows', async () => {
     // Before the long run: anything, modes and cursor moves included; it must keep the lazy screen from skipping them.
     const anything = fc.oneof(
