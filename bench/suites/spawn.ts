@@ -11,6 +11,25 @@ const OWNER = 'bench-spawn';
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * The reference the issue set its target on: raw `script -c 'echo ready'`, whose shell prints with its builtin
+ * `echo` and starts no program. The plugin is asked to start one (`command: 'echo'` execs /usr/bin/echo), so
+ * raw `script` is also timed starting that same program (`exec echo ready`, ≈1.1 ms more): an informational row,
+ * the verdict stays on the stricter reference.
+ */
+const RAW_REFERENCE = 'echo ready';
+const RAW_SAME_PROGRAM = 'exec echo ready';
+
+type Side = 'plugin' | 'raw' | 'sameProgram';
+
+/** A raw `script` spawned from Node: from the spawn to its first 'data' event. */
+async function rawFirstByte(command: string): Promise<number> {
+  const t0 = performance.now();
+  const result = await rawScript(command, 'count').done;
+  if (result.firstDataAt === null) throw new Error(`raw script (${command}) printed nothing`);
+  return result.firstDataAt - t0;
+}
+
+/**
  * Metric 6: from the pty_spawn call to the first output byte readable with pty_read (polled between I/O turns),
  * vs a raw `script -q -e -E never -c 'echo ready' /dev/null` spawned from Node, to its first 'data' event.
  */
@@ -20,9 +39,10 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
   const plugin: number[] = [];
   const returned: number[] = [];
   const raw: number[] = [];
+  const sameProgram: number[] = [];
   try {
     for (let i = -2; i < reps; i++) {
-      for (const side of rotation(['plugin', 'raw'] as const, i + 2)) {
+      for (const side of rotation<Side>(['plugin', 'raw', 'sameProgram'], i + 2)) {
         if (side === 'plugin') {
           const t0 = performance.now();
           const { id } = await harness.call<{ id: string }>(
@@ -49,11 +69,8 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
           }
           await harness.kill(OWNER, id);
         } else {
-          const t0 = performance.now();
-          const run = rawScript('echo ready', 'count');
-          const result = await run.done;
-          if (result.firstDataAt === null) throw new Error('raw script printed nothing');
-          if (i >= 0) raw.push(result.firstDataAt - t0);
+          const t = await rawFirstByte(side === 'raw' ? RAW_REFERENCE : RAW_SAME_PROGRAM);
+          if (i >= 0) (side === 'raw' ? raw : sameProgram).push(t);
         }
       }
     }
@@ -62,11 +79,12 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
   }
   const a = summarize(plugin);
   const b = summarize(raw);
+  const c = summarize(sameProgram);
   const ratios = summarize(plugin.map((p, k) => p / raw[k]!));
   // Issue 14: within half the raw spawn again, plus 3 ms for what the plugin does that raw script does not.
   const limit = 1.5 * b.median + 3;
   log(
-    `  spawn: plugin first byte ${a.median.toFixed(2)} ms (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), raw ${b.median.toFixed(2)} ms`,
+    `  spawn: plugin first byte ${a.median.toFixed(2)} ms (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), raw ${b.median.toFixed(2)} ms (starting the same program, exec echo: ${c.median.toFixed(2)})`,
   );
   return [
     {
@@ -78,7 +96,17 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
       ...pairedRatio(ratios),
       target: `≤ 1.5×B + 3 ms (= ${limit.toFixed(1)})`,
       met: a.median <= limit,
-      extra: { spawnReturnedMs: summarize(returned) },
+      extra: { spawnReturnedMs: summarize(returned), rawSameProgramMs: c },
+    },
+    {
+      suite: 'spawn',
+      name: 'spawn → first output byte, raw script starting the same program',
+      unit: 'ms',
+      a: { label: 'pty_spawn→pty_read sees it', summary: a },
+      b: { label: 'raw script from Node, exec echo', summary: c },
+      ...pairedRatio(summarize(plugin.map((p, k) => p / sameProgram[k]!))),
+      target: `— (1.5×B + 3 ms = ${(1.5 * c.median + 3).toFixed(1)})`,
+      met: null,
     },
     {
       suite: 'spawn',
