@@ -45,14 +45,6 @@ export const LINE_OVERHEAD_CHARS = 16;
  */
 export const BUFFER_PIECE_CHARS = 8_192;
 /**
- * The newest chunks of a PTY's output are joined into one string once they hold this many characters, and the
- * buffer keeps that string instead of them. V8 copies every young string still alive at each scavenge, and a
- * flood's chunks stay alive until the bound drops them: with 16 PTYs flooding, scavenges copied ≈14 MB each and
- * held the host's loop 10–20 ms (docs/PERFORMANCE.md). A string over 128 KiB (V8's largest regular object) is
- * made in the large-object space, which is never copied; so is this one, in one-byte text.
- */
-export const BUFFER_JOIN_CHARS = 160 * 1_024;
-/**
  * The largest chunk the WebAssembly line scan takes (src/buffer/line-scan.ts); its memory is sized for it. A pipe
  * read in Node is at most 64 KiB; Bun joins reads into larger chunks, which OutputBuffer.append cuts to this size
  * when they are ASCII (anything else is scanned in JS).

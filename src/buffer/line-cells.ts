@@ -180,23 +180,6 @@ export class LineCells {
     }
   }
 
-  /**
-   * The chunks `chunks` (the newest ones, oldest first) are now one string, `joined`, chunk k at `offsets[k]`. A line
-   * still only appended to holds a run that was all of a chunk (a flood of one long line) as that very string:
-   * each such run among the newest becomes the same text sliced from `joined`, so the line and the raw tail share
-   * one copy again and the chunks can die.
-   */
-  rejoin(chunks: readonly string[], joined: string, offsets: readonly number[]): void {
-    if (this.cells !== undefined) return;
-    for (let p = this.parts.length - 1, c = chunks.length - 1; p >= 0 && c >= 0; p--, c--) {
-      const part = this.parts[p] as string;
-      const chunk = chunks[c] as string;
-      if (part.length !== chunk.length || part !== chunk) return;
-      const at = offsets[c] as number;
-      this.parts[p] = joined.slice(at, at + chunk.length);
-    }
-  }
-
   /** Small runs join the last one (short strings, cheap to concatenate) so a line typed a character at a time is not a part per character. */
   private appendPart(run: string): void {
     const last = this.parts.length - 1;

@@ -196,11 +196,6 @@ export class LineRenderer {
     }
   }
 
-  /** The newest chunks are now one string: see LineCells.rejoin. */
-  rejoin(chunks: readonly string[], joined: string, offsets: readonly number[]): void {
-    this.line.rejoin(chunks, joined, offsets);
-  }
-
   /**
    * Whether the program is on the alternate screen (vim, less, top): every switch it wrote was seen here, at ingest,
    * so this is known however much output has been dropped since, without an emulator.

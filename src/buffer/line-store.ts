@@ -18,10 +18,6 @@ const COMPACT_AT = 256;
 interface Piece {
   readonly text: string;
   readonly start: number;
-  /** The serial number of the output chunk `text` was cut from (see `from`), -1 for lines joined here. */
-  readonly source: number;
-  /** Where `text` starts in that chunk. */
-  readonly offset: number;
 }
 
 export interface LineStoreOptions {
@@ -63,9 +59,6 @@ export class LineStore implements LineSink {
   /** Where the line after the last one read starts (valid while it is retained): reads go forward. */
   private cursorLine = -1;
   private cursorStart = 0;
-  /** The output chunk being rendered now (see `from`): runs cut from it are pieces that `rejoin` can move. */
-  private sourceText = '';
-  private sourceSerial = -1;
   /** Where the last partsFrom ended: the next line's absolute index and start offset. */
   private joinedTo = -1;
   private joinedToStart = 0;
@@ -97,19 +90,11 @@ export class LineStore implements LineSink {
     if (this.openChars >= this.options.pieceChars) this.seal();
   }
 
-  /** Runs from now on are cut from output chunk number `serial`, whose text is `text` (until the next call). */
-  from(text: string, serial: number): void {
-    this.sourceText = text;
-    this.sourceSerial = serial;
-  }
-
   lines(input: string, from: number, to: number, scanned?: LineScanner): void {
     this.seal();
     const text = from === 0 && to === input.length ? input : input.slice(from, to);
     const start = this.end;
-    // Not the chunk itself when the renderer put a held-back high surrogate in front of it (one unit longer).
-    const source = input.length === this.sourceText.length && input === this.sourceText ? this.sourceSerial : -1;
-    this.pieces.push({ text, start, source, offset: from });
+    this.pieces.push({ text, start });
     if (scanned !== undefined) this.indexScanned(scanned, from, to, start);
     else this.indexRun(text, start);
     // Dropping once per run, not per group, finds the cut line by line in one group only (the others go whole).
@@ -145,28 +130,6 @@ export class LineStore implements LineSink {
     for (let g = 0; g < groups; g++) this.addGroup(start + (ends[g] as number) - from, SCAN_GROUP_LINES);
     const rest = count - groups * SCAN_GROUP_LINES;
     if (rest > 0) this.addGroup(start + to - from, rest);
-  }
-
-  /**
-   * Output chunks `first` .. `first + offsets.length - 1` are now one string, `joined`, chunk `first + k` at
-   * `offsets[k]`: every piece cut from one of them becomes a slice of `joined` (V8 makes a slice a reference, not a
-   * copy), so nothing here keeps the chunks alive. The pieces cut from them are the newest ones with a source.
-   */
-  rejoin(first: number, joined: string, offsets: readonly number[]): void {
-    for (let p = this.pieces.length - 1; p >= this.pieceHead; p--) {
-      const piece = this.pieces[p] as Piece;
-      if (piece.source < first) {
-        if (piece.source >= 0) break;
-        continue;
-      }
-      const at = (offsets[piece.source - first] as number) + piece.offset;
-      this.pieces[p] = {
-        text: joined.slice(at, at + piece.text.length),
-        start: piece.start,
-        source: piece.source,
-        offset: piece.offset,
-      };
-    }
   }
 
   /** Drops the oldest lines until the retained ones and `reserve` (the unfinished line's cost) fit the bound. */
@@ -379,8 +342,7 @@ export class LineStore implements LineSink {
     const text = this.open.join('\n');
     this.open.length = 0;
     this.openChars = 0;
-    if (this.openStart + text.length > this.firstStart)
-      this.pieces.push({ text, start: this.openStart, source: -1, offset: 0 });
+    if (this.openStart + text.length > this.firstStart) this.pieces.push({ text, start: this.openStart });
   }
 
   private releasePieces(): void {

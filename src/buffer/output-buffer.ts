@@ -1,6 +1,5 @@
 import { isAscii } from 'node:buffer';
 import {
-  BUFFER_JOIN_CHARS,
   BUFFER_PIECE_CHARS,
   LINE_OVERHEAD_CHARS,
   LINE_SCAN_MAX_CHUNK_BYTES,
@@ -26,8 +25,6 @@ export interface OutputBufferOptions {
   readonly maxSequenceChars?: number;
   /** Lines rendered one at a time are joined into one string once they hold this many characters. */
   readonly pieceChars?: number;
-  /** The newest chunks are joined into one string once they hold this many characters (see BUFFER_JOIN_CHARS). */
-  readonly joinChars?: number;
 }
 
 export interface BufferLine {
@@ -73,11 +70,6 @@ export class OutputBuffer {
   private readonly scanner: LineScanner | undefined;
   /** The raw end of the newest chunk not known to be plain (see plainFrom). */
   private unplainEnd = 0;
-  private readonly joinChars: number;
-  /** The newest chunks not yet joined (see joinNewest), and their serial numbers' successor. */
-  private readonly unjoined: string[] = [];
-  private unjoinedChars = 0;
-  private serial = 0;
 
   constructor(options: OutputBufferOptions = {}) {
     const overhead = integerAtLeast('lineOverheadChars', options.lineOverheadChars ?? LINE_OVERHEAD_CHARS, 0);
@@ -85,7 +77,6 @@ export class OutputBuffer {
     // Room for one line of one character at least.
     this.maxChars = integerAtLeast('maxChars', options.maxChars ?? MAX_BUFFER_CHARS, 1 + this.lineExtra);
     this.scanner = options.scanner === null ? undefined : (options.scanner ?? lineScanner);
-    this.joinChars = integerAtLeast('joinChars', options.joinChars ?? BUFFER_JOIN_CHARS, 1);
     this.raw = new RawTail(integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1));
     this.store = new LineStore({
       maxChars: this.maxChars,
@@ -127,11 +118,7 @@ export class OutputBuffer {
   }
 
   private appendPart(chunk: string, bytes: Uint8Array | undefined): void {
-    // A chunk that large is in V8's large-object space already: joining it would only copy it.
-    const large = chunk.length >= this.joinChars;
-    if (large) this.joinNewest();
     this.raw.append(chunk);
-    this.store.from(chunk, this.serial);
     // Same length and all of it ASCII: the decoder carried nothing over, so byte i is character i.
     const scanned =
       this.scanner !== undefined && bytes?.length === chunk.length && this.scanner.load(bytes)
@@ -141,37 +128,7 @@ export class OutputBuffer {
     if (scanned === undefined || !this.renderer.atGround) this.unplainEnd = this.raw.total;
     // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
     this.renderer.render(chunk, this.store, scanned);
-    this.store.from('', -1);
     this.store.fit(this.partialChars());
-    this.serial++;
-    if (large) return;
-    this.unjoined.push(chunk);
-    this.unjoinedChars += chunk.length;
-    if (this.unjoinedChars >= this.joinChars) this.joinNewest();
-  }
-
-  /**
-   * Joins the chunks appended since the last join into one string, which the raw tail, the line store and the
-   * unfinished line keep in their place (see BUFFER_JOIN_CHARS): the chunks die young, and nothing a read returns
-   * changes.
-   */
-  private joinNewest(): void {
-    const chunks = this.unjoined;
-    if (chunks.length >= 2) {
-      const joined = chunks.join('');
-      if (this.raw.replaceNewest(chunks.length, joined)) {
-        const offsets: number[] = [];
-        let at = 0;
-        for (const chunk of chunks) {
-          offsets.push(at);
-          at += chunk.length;
-        }
-        this.store.rejoin(this.serial - chunks.length, joined, offsets);
-        this.renderer.rejoin(chunks, joined, offsets);
-      }
-    }
-    chunks.length = 0;
-    this.unjoinedChars = 0;
   }
 
   /** Absolute number of the oldest retained line (one past the last line when nothing is retained). */

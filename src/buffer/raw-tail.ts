@@ -51,23 +51,6 @@ export class RawTail {
     }
   }
 
-  /**
-   * The newest `count` chunks are now one string, `joined` (their concatenation): it takes their place. False, and
-   * nothing changed, when fewer than two are named or one of them is dropped already.
-   */
-  replaceNewest(count: number, joined: string): boolean {
-    const first = this.chunks.length - count;
-    if (count < 2 || first < this.head) return false;
-    let lineFeed = -1;
-    for (let index = first; index < this.chunks.length && lineFeed === -1; index++)
-      lineFeed = this.lineFeeds[index] as number;
-    this.chunks.length = first;
-    this.lineFeeds.length = first;
-    this.chunks.push(joined);
-    this.lineFeeds.push(lineFeed);
-    return true;
-  }
-
   /** Characters a read can return: the newest `max` at most. */
   get length(): number {
     return this.total - this.oldest();

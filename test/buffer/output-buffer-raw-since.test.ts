@@ -41,9 +41,8 @@ describe('OutputBuffer raw offsets (totalRawChars, rawSince)', () => {
         fc.array(fc.string({ maxLength: 20 }), { maxLength: 30 }),
         fc.integer({ min: 1, max: 50 }),
         fc.nat(700),
-        fc.integer({ min: 1, max: 60 }),
-        (chunks, max, offset, joinChars) => {
-          const buffer = new OutputBuffer({ maxRawChars: max, joinChars });
+        (chunks, max, offset) => {
+          const buffer = new OutputBuffer({ maxRawChars: max });
           for (const chunk of chunks) buffer.append(chunk);
           const all = chunks.join('');
           const { text, from } = buffer.rawSince(offset);
@@ -67,9 +66,8 @@ describe('OutputBuffer raw helpers for a screen read from the end (rawStart, las
         fc.array(fc.stringMatching(/^[ab\n]{0,12}$/), { maxLength: 20 }),
         fc.integer({ min: 1, max: 40 }),
         fc.array(fc.nat(), { maxLength: 10 }),
-        fc.integer({ min: 1, max: 30 }),
-        (chunks, maxRawChars, picks, joinChars) => {
-          const buffer = new OutputBuffer({ maxRawChars, joinChars });
+        (chunks, maxRawChars, picks) => {
+          const buffer = new OutputBuffer({ maxRawChars });
           for (const chunk of chunks) buffer.append(chunk);
           const { text, from } = buffer.rawSince(0);
           expect(buffer.rawStart).toBe(from);
