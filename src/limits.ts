@@ -176,6 +176,13 @@ export const MIN_WAIT_TIMEOUT_MS = 1;
  * lines: one engine call per block, line by line only in a block that matched (src/patterns/linear-pattern.ts).
  */
 export const MATCH_BLOCK_CHARS = 4_096;
+/**
+ * A pattern whose every match holds one of a few literal texts is first looked for by those texts, with V8's own
+ * string search (src/patterns/required-literals.ts). At most this many texts (one per top-level alternative), each
+ * cut to this many characters, keep that search cheap whatever the pattern: past them the engine scans alone.
+ */
+export const MAX_PREFILTER_LITERALS = 8;
+export const MAX_PREFILTER_LITERAL_CHARS = 16;
 /** The shortest quiet period a wait accepts: below it, a pause between two chunks of one answer ends the wait. */
 export const MIN_QUIET_MS = 50;
 /** Lines of the output that arrived during a wait that its result carries (the newest); pty_read from the cursor gives the rest. */

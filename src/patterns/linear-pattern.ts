@@ -2,6 +2,8 @@ import { RE2JS, RE2JSException } from 're2js';
 import { PtyError } from '../errors.js';
 import { KEPT_PATTERN_SPECIMENS, MATCH_BLOCK_CHARS, MAX_PATTERN_CHARS } from '../limits.js';
 import { Specimens } from '../shapes/specimens.js';
+import { type LiteralFinder, literalFinder } from './literal-finder.js';
+import { requiredLiterals } from './required-literals.js';
 
 /**
  * A pattern that runs on live output, in the host's own thread, after every chunk: it must never backtrack.
@@ -61,13 +63,19 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
       `${field}: not a valid ${LINEAR_PATTERN_SYNTAX} pattern: ${reason}. Nothing was done.`,
     );
   }
-  const test = (line: string): boolean => compiled.test(line);
+  const required = requiredLiterals(source, ignoreCase);
+  const finder = required === undefined ? undefined : literalFinder(required);
+  const test =
+    finder === undefined
+      ? (line: string): boolean => compiled.test(line)
+      : (line: string): boolean => finder.find(line, 0) !== -1 && compiled.test(line);
   const lineByLine = TEXT_ANCHOR.test(source);
   const pattern: LinearPattern = {
     source,
     ignoreCase,
     test,
-    matchingLines: (text) => (lineByLine ? eachLineTested(text, test) : joinedThenLines(text, multiline, test)),
+    matchingLines: (text) =>
+      lineByLine ? eachLineTested(text, test, finder) : joinedThenLines(text, multiline, test, finder),
   };
   keepSpecimen(pattern);
   return pattern;
@@ -93,14 +101,21 @@ function keepSpecimen(pattern: LinearPattern): void {
  * a line's ends look to \b like the text's), so no line is missed; a block may match only across lines (\s
  * matches a newline), and its lines then all fail alone. re2js's `test` runs its fast matcher; asking where a
  * match starts (`find`) ran 15x slower on a case-insensitive alternation, for every chunk that did not match.
+ * With a `finder`, a block starts only at a line that holds a required literal: a flood without one costs one
+ * string search.
  */
-function* joinedThenLines(text: string, multiline: RE2JS, test: (line: string) => boolean): Generator<LineSpan> {
+function* joinedThenLines(
+  text: string,
+  multiline: RE2JS,
+  test: (line: string) => boolean,
+  finder: LiteralFinder | undefined,
+): Generator<LineSpan> {
   // One line (an interactive answer, mostly): tested alone, so only one engine warms up for a fresh pattern.
   if (text.indexOf('\n') === text.length - 1) {
     if (text.length > 0 && test(text.slice(0, -1))) yield { start: 0, end: text.length - 1 };
     return;
   }
-  for (let block = 0; block < text.length; ) {
+  for (let block = candidateLine(text, 0, finder); block !== -1 && block < text.length; ) {
     const last = text.indexOf('\n', Math.min(block + MATCH_BLOCK_CHARS, text.length) - 1);
     const blockEnd = last === -1 ? text.length : last + 1;
     if (multiline.test(blockEnd - block === text.length ? text : text.slice(block, blockEnd))) {
@@ -110,12 +125,29 @@ function* joinedThenLines(text: string, multiline: RE2JS, test: (line: string) =
         end = text.indexOf('\n', start);
       }
     }
-    block = blockEnd;
+    block = candidateLine(text, blockEnd, finder);
   }
 }
 
-function* eachLineTested(text: string, test: (line: string) => boolean): Generator<LineSpan> {
-  for (let start = 0, end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
+function* eachLineTested(
+  text: string,
+  test: (line: string) => boolean,
+  finder: LiteralFinder | undefined,
+): Generator<LineSpan> {
+  for (let start = candidateLine(text, 0, finder); start !== -1; ) {
+    const end = text.indexOf('\n', start);
+    if (end === -1) return;
     if (test(text.slice(start, end))) yield { start, end };
+    start = candidateLine(text, end + 1, finder);
   }
+}
+
+/**
+ * The start of the first line at or after the line start `from` that may match: with a finder, the line of the next
+ * required literal (-1 when there is none); without one, `from` itself.
+ */
+function candidateLine(text: string, from: number, finder: LiteralFinder | undefined): number {
+  if (finder === undefined) return from;
+  const at = finder.find(text, from);
+  return at === -1 ? -1 : text.lastIndexOf('\n', at) + 1;
 }
