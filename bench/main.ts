@@ -17,12 +17,14 @@ import { lag } from './suites/lag.js';
 import { loop } from './suites/loop.js';
 import { memory } from './suites/memory.js';
 import { read } from './suites/read.js';
+import { scan } from './suites/scan.js';
 import { search } from './suites/search.js';
 import { spawnLatency } from './suites/spawn.js';
 
 const SUITES: ReadonlyArray<{ name: string; aliases?: string[]; run: (cfg: BenchConfig) => Promise<Row[]> }> = [
   { name: 'ingest', aliases: ['cpu'], run: ingest },
   { name: 'buffer', run: buffer },
+  { name: 'scan', run: scan },
   { name: 'memory', run: memory },
   { name: 'read', run: read },
   { name: 'search', run: search },

@@ -34,3 +34,9 @@ export const SHORT: Shape = {
 export const SHAPES: readonly Shape[] = [LONG, LOG, SHORT];
 
 export const mib = (bytes: number): string => `${+(bytes / MiB).toFixed(2)} MiB`;
+
+/** The bytes of `bytes` of a shape's output, as the command writes them. */
+export function output(shape: Shape, bytes: number): Buffer {
+  const unit = shape.key === 'long' ? 'a' : shape.key === 'log' ? `${'x'.repeat(79)}\n` : 'y\n';
+  return Buffer.from(unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes), 'latin1');
+}

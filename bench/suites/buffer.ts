@@ -3,18 +3,12 @@ import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
 import { pairedRatio, type Row } from '../lib/report.js';
-import { LOG, LONG, SHORT, type Shape } from '../lib/shapes.js';
+import { LOG, LONG, output, SHORT } from '../lib/shapes.js';
 import { summarize } from '../lib/stats.js';
 import { fullGc, log, MiB, rotation } from '../lib/util.js';
 
 /** What a PTY's stdout delivers at once under a flood (a pipe's capacity), and what it delivered on average in the ingest suite. */
 const CHUNK_SIZES = [65_536, 15_001] as const;
-
-/** The bytes of `bytes` of a shape's output, as the command writes them. */
-function output(shape: Shape, bytes: number): Buffer {
-  const unit = shape.key === 'long' ? 'a' : shape.key === 'log' ? `${'x'.repeat(79)}\n` : 'y\n';
-  return Buffer.from(unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes), 'latin1');
-}
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 

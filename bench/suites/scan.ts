@@ -1,0 +1,116 @@
+import { RE2JS } from 're2js';
+import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import { MATCH_BLOCK_CHARS } from '../../src/limits.js';
+import { compileLinearPattern, type LineSpan, type LinearPattern } from '../../src/patterns/linear-pattern.js';
+import { markOf, outputScanner } from '../../src/patterns/output-scanner.js';
+import type { BenchConfig } from '../lib/config.js';
+import { pick } from '../lib/config.js';
+import { pairedRatio, type Row } from '../lib/report.js';
+import { LOG, LONG, output, SHORT } from '../lib/shapes.js';
+import { summarize } from '../lib/stats.js';
+import { fullGc, log, MiB, rotation } from '../lib/util.js';
+
+/** What `script` hands over at once in a flood (the ingest suite's chunks average 4–15 KiB). */
+const CHUNK_BYTES = 4_096;
+
+/**
+ * Patterns an agent waits on, none of which the flood prints: the ingest suite's (re2js finds its literal prefix
+ * itself), alternations and a caseless word (which re2js scans with its automaton, character by character), and
+ * one whose literal re2js's own prefilter finds.
+ */
+const PATTERNS: ReadonlyArray<{ source: string; ignoreCase: boolean }> = [
+  { source: 'never-printed-[0-9]{3}', ignoreCase: false },
+  { source: 'error|fail', ignoreCase: false },
+  { source: 'error', ignoreCase: true },
+  { source: '(ready|listening)', ignoreCase: false },
+  { source: String.raw`\d+ passed`, ignoreCase: false },
+];
+
+/**
+ * The same pattern as the plugin compiled it before literals were looked for first: re2js alone, one multi-line
+ * test per block of MATCH_BLOCK_CHARS whole lines, line by line only in a block that matched.
+ */
+function engineOnly(source: string, ignoreCase: boolean): LinearPattern {
+  const flags = ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
+  const line = RE2JS.compile(source, flags);
+  const multiline = RE2JS.compile(source, flags | RE2JS.MULTILINE);
+  const test = (text: string): boolean => line.test(text);
+  return {
+    source,
+    ignoreCase,
+    test,
+    *matchingLines(text): Generator<LineSpan> {
+      for (let block = 0; block < text.length; ) {
+        const last = text.indexOf('\n', Math.min(block + MATCH_BLOCK_CHARS, text.length) - 1);
+        const blockEnd = last === -1 ? text.length : last + 1;
+        if (multiline.test(text.slice(block, blockEnd))) {
+          for (let start = block, end = text.indexOf('\n', start); end !== -1 && end < blockEnd; ) {
+            if (test(text.slice(start, end))) yield { start, end };
+            start = end + 1;
+            end = text.indexOf('\n', start);
+          }
+        }
+        block = blockEnd;
+      }
+    },
+  };
+}
+
+/** Milliseconds spent in a pending wait's scans while `chunks` arrive, one scan per chunk as the plugin runs them. */
+function scanTime(pattern: LinearPattern, chunks: readonly string[]): number {
+  const target = new OutputBuffer();
+  const scan = outputScanner(target, pattern, markOf(target));
+  let spent = 0;
+  for (const chunk of chunks) {
+    target.append(chunk);
+    const t0 = performance.now();
+    const match = scan();
+    spent += performance.now() - t0;
+    if (match !== undefined) throw new Error(`${pattern.source} matched line ${match.line}: ${match.text}`);
+  }
+  return spent;
+}
+
+/**
+ * A pending wait's scan alone, host time per MiB of output, for the patterns above: the plugin's (required
+ * literals looked for first with V8's string search) side by side with re2js alone over the same chunks.
+ * Alternating A/B; the buffer's appends are not timed.
+ */
+export async function scan(cfg: BenchConfig): Promise<Row[]> {
+  const reps = pick(cfg, 2, 5);
+  const bytes = pick(cfg, 2, 8) * MiB;
+  const rows: Row[] = [];
+  for (const shape of [LONG, LOG, SHORT]) {
+    const data = output(shape, bytes);
+    const chunks: string[] = [];
+    for (let at = 0; at < data.length; at += CHUNK_BYTES) chunks.push(data.toString('latin1', at, at + CHUNK_BYTES));
+    for (const { source, ignoreCase } of PATTERNS) {
+      const sides = {
+        plugin: compileLinearPattern('bench', source, ignoreCase),
+        engine: engineOnly(source, ignoreCase),
+      };
+      const samples: Record<keyof typeof sides, number[]> = { plugin: [], engine: [] };
+      for (let rep = 0; rep < reps; rep++) {
+        for (const side of rotation<keyof typeof sides>(['plugin', 'engine'], rep)) {
+          fullGc();
+          samples[side].push(scanTime(sides[side], chunks) / (bytes / MiB));
+        }
+      }
+      const plugin = summarize(samples.plugin);
+      const engine = summarize(samples.engine);
+      const name = `${ignoreCase ? '(caseless) ' : ''}${source}, ${shape.title}`;
+      log(`  scan ${name}: plugin ${plugin.median.toFixed(3)} ms/MiB, re2js alone ${engine.median.toFixed(3)}`);
+      rows.push({
+        suite: 'scan',
+        name,
+        unit: 'ms/MiB',
+        a: { label: 'wait scan (plugin)', summary: plugin },
+        b: { label: 're2js alone', summary: engine },
+        ...pairedRatio(summarize(samples.plugin.map((a, i) => a / (samples.engine[i] as number)))),
+        target: '—',
+        met: null,
+      });
+    }
+  }
+  return rows;
+}
