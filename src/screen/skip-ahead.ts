@@ -15,9 +15,13 @@ const SGR = /\x1b\[[0-9;:]*m/y;
 /**
  * What the cursor model below does not follow (its `else break`), found in native code: a character outside its
  * set, or an escape that does not begin an SGR. Two scans, as one regex with the escape alternative ran at half
- * the speed of the plain class on escape-free text, the common flood.
+ * the speed of the plain class on escape-free text, the common flood. From U+00A0 on, xterm.js prints every code
+ * unit (surrogates and combining marks included) and moves the cursor only along its row; U+0080–U+009F are C1
+ * controls to it.
  */
-const NOT_PLAIN_CHAR = /[^\x07\x08\x0a\x0d\x1b\x20-\x7f]/;
+const NOT_PLAIN_CHAR = /[^\x07\x08\x0a\x0d\x1b\x20-\x7f\u00a0-\uffff]/;
+/** A character whose width the model does not know (0, 1 or 2 columns, as xterm.js's Unicode tables say). */
+const NON_ASCII = /[^\x00-\x7f]/;
 const NOT_SGR_ESCAPE = /\x1b(?!\[[0-9;:]*m)/;
 const isPlain = (text: string): boolean =>
   !NOT_PLAIN_CHAR.test(text) && (!text.includes('\x1b') || !NOT_SGR_ESCAPE.test(text));
@@ -71,7 +75,9 @@ function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize)
     const lf = end === 0 ? -1 : text.lastIndexOf('\n', end - 1);
     const start = lf + 1;
     const length = end - start;
-    const wraps = Math.max(Math.ceil(length / cols) - 1, 0);
+    // A line with characters of unknown width is counted as one row. By code units, combining marks would count rows
+    // it does not take, and the tail would hold too few for the model to find a point in.
+    const wraps = NON_ASCII.test(text.slice(start, end)) ? 0 : Math.max(Math.ceil(length / cols) - 1, 0);
     if (advances + wraps >= need) {
       // A long line: keep its last `need` rows; the rows before the cut hold only printable characters, so the cut
       // falls on a row edge (the first row of the line starts at `startCol` when it began before the text did).
@@ -90,13 +96,16 @@ function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize)
 }
 
 /**
- * Where a backlog of plain output (printable ASCII, SGR, line feed, carriage return, backspace, BEL) can be entered
- * late without changing the screen it ends on: the point after which the screen has scrolled a whole screen height,
- * so nothing visible there survives, with the cursor position at that point. Found by a cheap cursor model over the
- * text (a character loop, far faster than the emulator's parser), for a terminal in xterm's defaults: auto-wrap on,
- * no insert mode, the whole screen as the scroll region, bare line feeds starting a new line (convertEol).
- * Undefined when the plain text does not scroll a screen height past a first scroll, or runs into anything else
- * (a non-ASCII character, whose width the model does not know, or any other control or escape sequence).
+ * Where a backlog of plain output (printable characters, SGR, line feed, carriage return, backspace, BEL) can be
+ * entered late without changing the screen it ends on: the point after which the screen has scrolled a whole screen
+ * height, so nothing visible there survives, with the cursor position at that point. Found by a cheap cursor model
+ * over the text (a character loop, far faster than the emulator's parser), for a terminal in xterm's defaults:
+ * auto-wrap on, no insert mode, the whole screen as the scroll region, bare line feeds starting a new line
+ * (convertEol). A non-ASCII character has a width the model does not know: its column is unknown until the next
+ * line feed or carriage return, and wraps in that stretch are not counted, so the model's row and its count of
+ * scrolls never exceed the terminal's (its row stops at the bottom). A point is taken only where both agree: after
+ * a line feed the model saw scroll. Undefined when the text does not scroll a screen height past a first scroll, or
+ * runs into anything else (any other control or escape sequence).
  */
 export function skipPointFrom(
   text: string,
@@ -121,13 +130,15 @@ export function skipPointFrom(
         if (row < bottom) row++;
         else after[++scrolls % (rows + 1)] = i;
       }
-      col++;
-    } else if (c === 0x0a) {
+      // An unknown column (-1) stays unknown.
+      if (col >= 0) col++;
+    } else if (c >= 0xa0) col = -1;
+    else if (c === 0x0a) {
       col = 0;
       if (row < bottom) row++;
       else after[++scrolls % (rows + 1)] = i + 1;
     } else if (c === 0x0d) col = 0;
-    else if (c === 0x08) col = Math.max(Math.min(col, cols - 1) - 1, 0);
+    else if (c === 0x08) col = col < 0 ? col : Math.max(Math.min(col, cols - 1) - 1, 0);
     else if (c === 0x07 || c === 0x7f) continue;
     else if (c === ESC) {
       SGR.lastIndex = i;

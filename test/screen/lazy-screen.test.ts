@@ -282,6 +282,39 @@ describe('entering a long plain backlog late', () => {
     expect(snap.incomplete).toBe(false);
   });
 
+  it('a flood of non-ASCII lines (wide, combining, astral, box drawing) is entered from its end too', async () => {
+    // 15 combining pairs are 30 code units in 15 columns: counted by code units, each line would take two rows.
+    const combining = 'e\u0301'.repeat(15);
+    const lines = [
+      combining,
+      '中文 ✓ passed',
+      combining,
+      '😀 done ─────',
+      combining,
+      combining,
+      'ascii that wraps past twenty',
+    ];
+    const flood = Array.from({ length: 4_000 }, (_, i) => `${lines[i % lines.length]} ${i}\n`).join('');
+    const buffer = new OutputBuffer();
+    const screen = new LazyScreen(buffer, size, 100);
+    buffer.append('header\n');
+    await screen.snapshot();
+    buffer.append(`${flood}${lines[0]}`);
+    let fed = 0;
+    const terminal = (screen as unknown as { terminal: { write(data: string, cb: () => void): void } }).terminal;
+    const write = terminal.write.bind(terminal);
+    terminal.write = (data, cb) => {
+      fed += data.length;
+      write(data, cb);
+    };
+    const snap = await screen.snapshot();
+    expect(snap.rows).toEqual(await reference(`header\n${flood}${lines[0]}`));
+    expect(snap.incomplete).toBe(false);
+    // Found from the end: only about the last screens were parsed, and the model did not loop over the backlog.
+    expect(fed).toBeLessThan(1_000);
+    expect((screen as unknown as { tailSkips: number }).tailSkips).toBe(1);
+  });
+
   it('a long line cut at a row edge where a backspace, CR or LF follows the full row shows what a full feed shows', async () => {
     // 940 = 47 rows of 20: the cursor waits to wrap when the control comes, which acts on the row it left.
     for (const control of ['\b', '\r', '\n']) {
@@ -303,7 +336,14 @@ describe('entering a long plain backlog late', () => {
       fc.constantFrom('\x1b[1;3r', '\x1b[r', '\x1b[?1h', '中', '\t', '\x1b[?7l', '\x1b[?7h'),
       fc.string({ unit: fc.constantFrom('a', 'b', ' '), minLength: 1, maxLength: 30 }),
     );
-    const printable = fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' ', '-'), maxLength: 70 });
+    // Non-ASCII of every width: wide, combining, an astral pair, zero-width, ambiguous; and a C1 control.
+    const printable = fc.string({
+      unit: fc.oneof(
+        { arbitrary: fc.constantFrom('a', 'b', 'c', ' ', '-'), weight: 12 },
+        fc.constantFrom('中', 'é', '\u0301', '😀', '\u200b', 'Ω', '─', '\u0085'),
+      ),
+      maxLength: 70,
+    });
     const plainEnd = fc.constantFrom('\r', '\b', '\x1b[32m', '\x07', 'xy', '\n');
     const tails = { total: 0, fromTail: 0 };
     await fc.assert(
@@ -350,8 +390,10 @@ describe('entering a long plain backlog late', () => {
 
   it('property: a backlog of plain text, colors, wraps, CR and BS entered late shows what a full feed shows', async () => {
     const plain = fc.oneof(
-      fc.constantFrom('\n', '\r', '\b', '\x1b[31m', '\x1b[0m', '\x07', 'x'.repeat(25)),
-      fc.string({ unit: fc.constantFrom('a', 'b', ' ', '-'), minLength: 1, maxLength: 30 }),
+      { arbitrary: fc.constantFrom('\n', '\r', '\b', '\x1b[31m', '\x1b[0m', '\x07', 'x'.repeat(25)), weight: 4 },
+      { arbitrary: fc.string({ unit: fc.constantFrom('a', 'b', ' ', '-'), minLength: 1, maxLength: 30 }), weight: 4 },
+      // Characters whose width the cursor model does not know: wide, combining, astral, zero-width.
+      fc.string({ unit: fc.constantFrom('a', '中', '\u0301', '😀', '\u200b', '─'), minLength: 1, maxLength: 30 }),
     );
     const other = fc.constantFrom(
       '\x1b[2;5H',
