@@ -9,10 +9,10 @@ import {
   type OperatorFunction,
   type SchedulerLike,
   share,
-  switchMap,
   take,
   timer,
 } from 'rxjs';
+import { quietAfter } from './quiet-after.js';
 import { match } from 'ts-pattern';
 
 /** What a PTY tells its waiters: a chunk reached the buffer, the PTY is being stopped (and why), it exited. */
@@ -83,7 +83,7 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
           ? NEVER
           : events$.pipe(
               filter((event) => event.kind === 'output'),
-              switchMap(() => timer(quietMs, scheduler)),
+              quietAfter(quietMs, scheduler),
               map(() => ({ reason: 'quiet' }) as const),
             );
       const timeout$ = timer(timeoutMs, scheduler).pipe(map(() => ({ reason: 'timeout' }) as const));
