@@ -1,7 +1,6 @@
 import { RE2JS } from 're2js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
-import { MATCH_BLOCK_CHARS } from '../../src/limits.js';
-import { compileLinearPattern, type LineSpan, type LinearPattern } from '../../src/patterns/linear-pattern.js';
+import { compileLinearPattern, joinedThenLines, type LinearPattern } from '../../src/patterns/linear-pattern.js';
 import { markOf, outputScanner } from '../../src/patterns/output-scanner.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
@@ -26,34 +25,13 @@ const PATTERNS: ReadonlyArray<{ source: string; ignoreCase: boolean }> = [
   { source: String.raw`\d+ passed`, ignoreCase: false },
 ];
 
-/**
- * The same pattern as the plugin compiled it before literals were looked for first: re2js alone, one multi-line
- * test per block of MATCH_BLOCK_CHARS whole lines, line by line only in a block that matched.
- */
+/** The same pattern as the plugin compiled it before literals were looked for first: re2js alone on every block. */
 function engineOnly(source: string, ignoreCase: boolean): LinearPattern {
   const flags = ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
   const line = RE2JS.compile(source, flags);
   const multiline = RE2JS.compile(source, flags | RE2JS.MULTILINE);
   const test = (text: string): boolean => line.test(text);
-  return {
-    source,
-    ignoreCase,
-    test,
-    *matchingLines(text): Generator<LineSpan> {
-      for (let block = 0; block < text.length; ) {
-        const last = text.indexOf('\n', Math.min(block + MATCH_BLOCK_CHARS, text.length) - 1);
-        const blockEnd = last === -1 ? text.length : last + 1;
-        if (multiline.test(text.slice(block, blockEnd))) {
-          for (let start = block, end = text.indexOf('\n', start); end !== -1 && end < blockEnd; ) {
-            if (test(text.slice(start, end))) yield { start, end };
-            start = end + 1;
-            end = text.indexOf('\n', start);
-          }
-        }
-        block = blockEnd;
-      }
-    },
-  };
+  return { source, ignoreCase, test, matchingLines: (text) => joinedThenLines(text, multiline, test, undefined) };
 }
 
 /** Milliseconds spent in a pending wait's scans while `chunks` arrive, one scan per chunk as the plugin runs them. */

@@ -102,9 +102,9 @@ function keepSpecimen(pattern: LinearPattern): void {
  * matches a newline), and its lines then all fail alone. re2js's `test` runs its fast matcher; asking where a
  * match starts (`find`) ran 15x slower on a case-insensitive alternation, for every chunk that did not match.
  * With a `finder`, a block starts only at a line that holds a required literal: a flood without one costs one
- * string search.
+ * string search. Without one, every block is tested (the bench's `scan` suite measures both).
  */
-function* joinedThenLines(
+export function* joinedThenLines(
   text: string,
   multiline: RE2JS,
   test: (line: string) => boolean,
