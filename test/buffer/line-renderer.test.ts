@@ -72,6 +72,20 @@ describe('LineRenderer', () => {
       expect(lines('\x1b[1;31mERROR\x1b[0m: disk \x1b[38;2;255;0;0mfull\x1b[m\n')).toEqual(['ERROR: disk full']);
     });
 
+    it('hands a chunk of colored lines to its sink as one run of plain lines, not a string per line', () => {
+      const chunk = `${'\x1b[32mPASS\x1b[0m src/a.test.ts \x1b[2m(12 ms)\x1b[0m\r\n'.repeat(50)}\x1b[1mdone`;
+      const runs: string[] = [];
+      const single: string[] = [];
+      const renderer = new LineRenderer();
+      renderer.render(chunk, {
+        line: (text) => single.push(text),
+        lines: (input, from, to) => runs.push(input.slice(from, to)),
+      });
+      expect(single).toEqual([]);
+      expect(runs).toEqual(['PASS src/a.test.ts (12 ms)\n'.repeat(50)]);
+      expect(renderer.partial()).toBe('done');
+    });
+
     it('removes a CSI split across chunks at every position', () => {
       const text = 'a\x1b[38;5;196mb\x1b[0mc\n';
       for (let cut = 0; cut <= text.length; cut++) {
@@ -127,6 +141,15 @@ describe('LineRenderer', () => {
       expect(lines(`\x1b]0;${'x'.repeat(20)}\nafter\n`, options)).toEqual(['x'.repeat(14), 'after']);
       const endless = render(['\x1b]0;', 'y'.repeat(70_000), '\nvisible\n']);
       expect(endless.lines.at(-1)).toBe('visible');
+    });
+
+    it('abandons a color longer than the bound where it runs past it, whole lines of colors or not', () => {
+      // ESC [ 3 2 m is 5 chars and fits a bound of 5; in ESC [ 1 2 3 m the m is the 6th, so it is text again.
+      const options = { maxSequenceChars: 5 };
+      expect(lines('\x1b[32mgreen\n\x1b[123mx\nplain\n', options)).toEqual(['green', 'mx', 'plain']);
+      expect(lines('\x1b[1;31mred\n', options)).toEqual(['1mred']);
+      expect(lines('\x1b[mno params\n', { maxSequenceChars: 3 })).toEqual(['no params']);
+      expect(lines('\x1b[mtoo long\n', { maxSequenceChars: 2 })).toEqual(['mtoo long']);
     });
 
     it('cancels a sequence on CAN', () => {
@@ -278,6 +301,29 @@ describe('LineRenderer', () => {
           expect(render(split(text, at), options)).toEqual(render([text], options));
         }),
         { numRuns: 2_000 },
+      );
+    });
+
+    it('renders colored lines (text, SGR sequences, CRLF) as their text with the sequences cut out, however split', () => {
+      const text = fc.string({ unit: fc.constantFrom('a', ' ', 'é', '😀', '[', 'm', '1', ';'), maxLength: 10 });
+      const color = fc.constantFrom(
+        '\x1b[m',
+        '\x1b[0m',
+        '\x1b[32m',
+        '\x1b[1;31m',
+        '\x1b[38;5;196m',
+        '\x1b[38:2:1:2:3m',
+      );
+      const coloredLine = fc
+        .tuple(fc.array(fc.oneof(text, color), { maxLength: 8 }), fc.constantFrom('\n', '\r\n'))
+        .map(([parts, end]) => parts.join('') + end);
+      fc.assert(
+        fc.property(fc.array(coloredLine, { maxLength: 30 }), cuts, (coloredLines, at) => {
+          // The oracle: a line's text is what is left once the sequences and the CR before its LF are cut out.
+          const expected = coloredLines.map((l) => l.replace(/\x1b\[[0-9;:]*m/g, '').replace(/\r?\n$/, ''));
+          expect(render(split(coloredLines.join(''), at)).lines).toEqual(expected);
+        }),
+        { numRuns: 1_000 },
       );
     });
 
