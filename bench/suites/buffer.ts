@@ -3,7 +3,7 @@ import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
 import { pairedRatio, type Row } from '../lib/report.js';
-import { LOG, LONG, output, SHORT } from '../lib/shapes.js';
+import { COLORED, LOG, LONG, output, SHORT } from '../lib/shapes.js';
 import { summarize } from '../lib/stats.js';
 import { fullGc, log, MiB, rotation } from '../lib/util.js';
 
@@ -22,7 +22,7 @@ export async function buffer(cfg: BenchConfig): Promise<Row[]> {
   const reps = pick(cfg, 2, 5);
   const bytes = pick(cfg, 16, 64) * MiB;
   const rows: Row[] = [];
-  for (const shape of [LONG, LOG, SHORT]) {
+  for (const shape of [LONG, LOG, SHORT, COLORED]) {
     const data = output(shape, bytes);
     for (const chunkSize of CHUNK_SIZES) {
       const samples: Record<'append' | 'decode', number[]> = { append: [], decode: [] };
