@@ -54,9 +54,10 @@ const REPLACEMENT = '\uFFFD';
 
 /**
  * What plain text stops at: controls, and surrogates (their pairing is checked one by one). `\n` is looked for
- * apart (with indexOf, a memchr), so this is every such unit but `\n`.
+ * apart (with indexOf, a memchr), so this is every such unit but `\n`. A tab is text to a line (kept as `\t`,
+ * as a terminal's cells cannot say): stopping at it cost a line with one 5x a line without.
  */
-const SPECIAL_BUT_LF = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]/g;
+const SPECIAL_BUT_LF = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]/g;
 
 /** Where a run of colored lines ends (after its last `\n`), and its text when it was already cut out. */
 interface ColoredRun {

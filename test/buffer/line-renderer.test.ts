@@ -72,6 +72,18 @@ describe('LineRenderer', () => {
       expect(lines('\x1b[1;31mERROR\x1b[0m: disk \x1b[38;2;255;0;0mfull\x1b[m\n')).toEqual(['ERROR: disk full']);
     });
 
+    it('hands a chunk of lines with tabs to its sink as one run, tabs kept, not a string per line', () => {
+      const chunk = '\tfunc main() {\t// entry\n'.repeat(40);
+      const runs: string[] = [];
+      const single: string[] = [];
+      new LineRenderer().render(chunk, {
+        line: (text) => single.push(text),
+        lines: (input, from, to) => runs.push(input.slice(from, to)),
+      });
+      expect(single).toEqual([]);
+      expect(runs).toEqual([chunk]);
+    });
+
     it('hands a chunk of colored lines to its sink as one run of plain lines, not a string per line', () => {
       const chunk = `${'\x1b[32mPASS\x1b[0m src/a.test.ts \x1b[2m(12 ms)\x1b[0m\r\n'.repeat(50)}\x1b[1mdone`;
       const runs: string[] = [];
