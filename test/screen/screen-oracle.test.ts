@@ -138,6 +138,26 @@ describe('the screen agrees with tmux row for row', () => {
     await rig.call('pty_write', { id, input: [{ text: 'q' }] });
   });
 
+  it('a flood of colored, wide and combining lines, first read once it is over, shows what tmux shows', async () => {
+    // About 150 KB before the first screen read: entered late, from its end, past characters of unknown width.
+    const script = [
+      'import sys, time',
+      'for i in range(3000):',
+      "    sys.stdout.write(f'\\x1b[32m\\u2713\\x1b[0m \\u4e2d\\u6587 cafe\\u0301 \\u2500\\u2500 {i} ' + 'x' * (i % 70) + '\\n')",
+      "sys.stdout.write('done')",
+      'sys.stdout.flush()',
+      'time.sleep(60)',
+    ].join('\n');
+    const program = ['python3', '-c', script];
+    const id = await rig.spawn(program[0]!, program.slice(1), ROWS, COLS);
+    const oracle = rig.oracle(rig.dir, ROWS, COLS, program);
+    await rig.call('pty_read', { id, limit: 1, wait: { pattern: '^done$', timeoutMs: 15_000 } });
+    const done = (rows: readonly string[]) => rows.some((r) => r === 'done');
+    const ourScreen = await rig.settled(id, (s) => done(s.rows), 'flood');
+    expect(ourScreen.rows).toEqual(await oracle.settled(done, 'flood'));
+    expect(ourScreen.rows.filter((r) => r.includes('\u4e2d\u6587')).length).toBeGreaterThan(2);
+  });
+
   it('a shell prompt after clear', async () => {
     const shell = ['bash', '--norc', '--noprofile', '-i'];
     const id = await rig.spawn(shell[0]!, shell.slice(1), ROWS, COLS);
