@@ -1,4 +1,4 @@
-import type { Summary } from './stats.js';
+import { type Summary, summarize } from './stats.js';
 
 /** One side of a pair: what was measured and its samples' summary. */
 export interface Side {
@@ -29,6 +29,29 @@ export interface Row {
 /** The ratio fields of a row whose ratio is the median of per-repetition A/B ratios. */
 export function pairedRatio(ratios: Summary): Pick<Row, 'ratio' | 'ratioSpread' | 'ratioLabel'> {
   return { ratio: ratios.median, ratioSpread: ratios, ratioLabel: 'A/B' };
+}
+
+/** Samples of one side, in the order of the pairs they were taken in. */
+export interface SideSamples {
+  readonly label: string;
+  readonly samples: readonly number[];
+}
+
+/**
+ * An informational row (no target) of two sides measured in alternating pairs: each side's summary, and the median
+ * and spread of the per-pair ratios A/B.
+ */
+export function pairedInfoRow(suite: string, name: string, unit: string, a: SideSamples, b: SideSamples): Row {
+  return {
+    suite,
+    name,
+    unit,
+    a: { label: a.label, summary: summarize(a.samples) },
+    b: { label: b.label, summary: summarize(b.samples) },
+    ...pairedRatio(summarize(a.samples.map((value, i) => value / (b.samples[i] as number)))),
+    target: '—',
+    met: null,
+  };
 }
 
 export function fmt(value: number, digits?: number): string {

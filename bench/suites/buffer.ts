@@ -2,9 +2,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
-import { pairedRatio, type Row } from '../lib/report.js';
+import { pairedInfoRow, type Row } from '../lib/report.js';
 import { COLORED, LOG, LONG, output, SHORT } from '../lib/shapes.js';
-import { summarize } from '../lib/stats.js';
 import { fullGc, log, MiB, rotation } from '../lib/util.js';
 
 /** What a PTY's stdout delivers at once under a flood (a pipe's capacity), and what it delivered on average in the ingest suite. */
@@ -48,20 +47,17 @@ export async function buffer(cfg: BenchConfig): Promise<Row[]> {
           samples[side].push(cpuMs(process.cpuUsage(c0)) / (bytes / MiB));
         }
       }
-      const append = summarize(samples.append);
-      const decode = summarize(samples.decode);
-      const name = `${shape.title}, ${(chunkSize / 1024).toFixed(0)} KiB chunks`;
-      log(`  buffer ${name}: append ${append.median.toFixed(2)} ms/MiB, decode ${decode.median.toFixed(2)}`);
-      rows.push({
-        suite: 'buffer',
-        name,
-        unit: 'CPU ms/MiB',
-        a: { label: 'OutputBuffer.append', summary: append },
-        b: { label: 'utf8 decode only', summary: decode },
-        ...pairedRatio(summarize(samples.append.map((a, i) => a / (samples.decode[i] as number)))),
-        target: '—',
-        met: null,
-      });
+      const row = pairedInfoRow(
+        'buffer',
+        `${shape.title}, ${(chunkSize / 1024).toFixed(0)} KiB chunks`,
+        'CPU ms/MiB',
+        { label: 'OutputBuffer.append', samples: samples.append },
+        { label: 'utf8 decode only', samples: samples.decode },
+      );
+      log(
+        `  buffer ${row.name}: append ${row.a.summary.median.toFixed(2)} ms/MiB, decode ${row.b?.summary.median.toFixed(2)}`,
+      );
+      rows.push(row);
     }
   }
   return rows;

@@ -4,9 +4,8 @@ import { compileLinearPattern, joinedThenLines, type LinearPattern } from '../..
 import { markOf, outputScanner } from '../../src/patterns/output-scanner.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
-import { pairedRatio, type Row } from '../lib/report.js';
+import { pairedInfoRow, type Row } from '../lib/report.js';
 import { LOG, LONG, output, SHORT } from '../lib/shapes.js';
-import { summarize } from '../lib/stats.js';
 import { fullGc, log, MiB, rotation } from '../lib/util.js';
 
 /** What `script` hands over at once in a flood (the ingest suite's chunks average 4–15 KiB). */
@@ -74,20 +73,17 @@ export async function scan(cfg: BenchConfig): Promise<Row[]> {
           samples[side].push(scanTime(sides[side], chunks) / (bytes / MiB));
         }
       }
-      const plugin = summarize(samples.plugin);
-      const engine = summarize(samples.engine);
-      const name = `${ignoreCase ? '(caseless) ' : ''}${source}, ${shape.title}`;
-      log(`  scan ${name}: plugin ${plugin.median.toFixed(3)} ms/MiB, re2js alone ${engine.median.toFixed(3)}`);
-      rows.push({
-        suite: 'scan',
-        name,
-        unit: 'ms/MiB',
-        a: { label: 'wait scan (plugin)', summary: plugin },
-        b: { label: 're2js alone', summary: engine },
-        ...pairedRatio(summarize(samples.plugin.map((a, i) => a / (samples.engine[i] as number)))),
-        target: '—',
-        met: null,
-      });
+      const row = pairedInfoRow(
+        'scan',
+        `${ignoreCase ? '(caseless) ' : ''}${source}, ${shape.title}`,
+        'ms/MiB',
+        { label: 'wait scan (plugin)', samples: samples.plugin },
+        { label: 're2js alone', samples: samples.engine },
+      );
+      log(
+        `  scan ${row.name}: plugin ${row.a.summary.median.toFixed(3)} ms/MiB, re2js alone ${row.b?.summary.median.toFixed(3)}`,
+      );
+      rows.push(row);
     }
   }
   return rows;
