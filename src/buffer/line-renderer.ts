@@ -191,9 +191,10 @@ export class LineRenderer {
         // machine, each cost a call per character of its sequences and a string per line (5x a plain line). The
         // whole rest of the chunk is tried first (one replace and one scan when it is all colored lines); once that
         // fails, the colored lines are found sequence by sequence for the rest of the chunk, so a chunk never pays
-        // more than one failed try.
+        // more than one failed try. A try that took a run may be followed by another: a chunk longer than the
+        // sequence bound (Bun hands up to 200 KiB at once) is tried in parts.
         const colored = wholeTried ? this.coloredLines(input, i, other, lf, end) : this.coloredRest(input, i, end);
-        wholeTried = true;
+        if (colored.end === i) wholeTried = true;
         if (colored.end > i) {
           const plain = colored.plain ?? input.slice(i, colored.end).replace(this.colorsAndLineEndCr, '');
           sink.lines(plain, 0, plain.length);
