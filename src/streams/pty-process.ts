@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { StringDecoder } from 'node:string_decoder';
 import type { Duplex } from 'node:stream';
 import { endWith, finalize, Observable, ReplaySubject, type SchedulerLike, skip, Subscription, takeUntil } from 'rxjs';
 import { match } from 'ts-pattern';
@@ -18,6 +17,7 @@ import { usingDescriptor } from '../operators/using-descriptor.js';
 import { childProcessEvents$ } from './child-process-events.js';
 import { scriptTermination } from './script-termination.js';
 import { describeMembers, type TerminationReport } from './session-report.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 import { exitEvent, flushedOutputEvent, membersEvent, outputEvent, type PtyEvent, startedEvent } from './pty-events.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
 import {
@@ -137,7 +137,7 @@ function scriptProcess$(
     }
     const scriptStart = readStat(pid)?.startTime ?? 0;
     const stdin = new StdinWriter(child.stdin!);
-    const decoder = new StringDecoder('utf8');
+    const decoder = new Utf8Chunks();
     const exited$ = new ReplaySubject<void>(1);
     /** Once the session has been seen empty it stays empty: nothing can join a session from outside. */
     const sessionEmptied$ = new ReplaySubject<void>(1);
