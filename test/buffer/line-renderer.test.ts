@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { LineRenderer, type LineRendererOptions } from '../../src/buffer/line-renderer.js';
 import { MAX_TERMINAL_DIMENSION } from '../../src/limits.js';
+import { cutAt } from '../support/cut-points.js';
 
 /** Completed lines and the partial line after feeding `chunks` in order. */
 function render(chunks: readonly string[], options?: LineRendererOptions): { lines: string[]; partial: string } {
@@ -12,17 +13,8 @@ function render(chunks: readonly string[], options?: LineRendererOptions): { lin
 const lines = (text: string, options?: LineRendererOptions): string[] => render([text], options).lines;
 
 /** Cuts `text` at the given positions (code units, so surrogate pairs and `\r\n` get split too). */
-function split(text: string, cuts: readonly number[]): string[] {
-  const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
-  const chunks: string[] = [];
-  let from = 0;
-  for (const point of points) {
-    chunks.push(text.slice(from, point));
-    from = point;
-  }
-  chunks.push(text.slice(from));
-  return chunks;
-}
+const split = (text: string, cuts: readonly number[]): string[] =>
+  cutAt(text.length, cuts, (from, to) => text.slice(from, to));
 
 describe('LineRenderer', () => {
   describe('carriage returns and line ends', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { Utf8Chunks, wholeSequencesEnd } from '../../src/streams/utf8-chunks.js';
+import { cutAt } from '../support/cut-points.js';
 
 /** Bytes that exercise every path: ASCII, whole sequences of each length, their pieces, and bytes never valid. */
 const piece = fc.oneof(
@@ -24,28 +25,14 @@ const piece = fc.oneof(
   },
 );
 
-function cutAt(bytes: Buffer, cuts: readonly number[]): Buffer[] {
-  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let from = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(from, point));
-    from = point;
-  }
-  chunks.push(bytes.subarray(from));
-  return chunks;
-}
-
 describe('Utf8Chunks', () => {
   it('decodes any cut of any bytes exactly as one TextDecoder decodes them whole', () => {
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 12 }), (pieces, cuts) => {
         const bytes = Buffer.concat(pieces);
         const decoder = new Utf8Chunks();
-        const text =
-          cutAt(bytes, cuts)
-            .map((chunk) => decoder.write(chunk))
-            .join('') + decoder.end();
+        const chunks = cutAt(bytes.length, cuts, (from, to) => bytes.subarray(from, to));
+        const text = chunks.map((chunk) => decoder.write(chunk)).join('') + decoder.end();
         expect(text).toBe(new TextDecoder().decode(bytes));
       }),
       { numRuns: 3_000 },
