@@ -31,31 +31,30 @@ export const SHORT: Shape = {
   lines: (bytes) => Math.ceil(bytes / 2),
 };
 
+const COLORED_LINE = '\x1b[32mPASS\x1b[0m src/components/widget/panel.test.ts \x1b[2m(12 ms)\x1b[0m ok ok ok done\n';
+
 /** 80-byte lines as a test runner colors them: four SGR sequences around 58 characters of text. */
 export const COLORED: Shape = {
   key: 'colored',
   title: 'colored 80-byte lines (4 SGR each)',
-  script: (bytes) => `yes $'${coloredLine().replaceAll('\x1b', '\\e').slice(0, -1)}' | head -c ${bytes}`,
+  script: (bytes) => `yes $'${COLORED_LINE.replaceAll('\x1b', '\\e').slice(0, -1)}' | head -c ${bytes}`,
   lines: (bytes) => Math.ceil(bytes / 80),
 };
-
-function coloredLine(): string {
-  return '\x1b[32mPASS\x1b[0m src/components/widget/panel.test.ts \x1b[2m(12 ms)\x1b[0m ok ok ok done\n';
-}
 
 export const SHAPES: readonly Shape[] = [LONG, LOG, SHORT];
 
 export const mib = (bytes: number): string => `${+(bytes / MiB).toFixed(2)} MiB`;
 
+/** What each shape's command repeats. */
+const OUTPUT_UNITS: Readonly<Record<Shape['key'], string>> = {
+  long: 'a',
+  log: `${'x'.repeat(79)}\n`,
+  short: 'y\n',
+  colored: COLORED_LINE,
+};
+
 /** The bytes of `bytes` of a shape's output, as the command writes them. */
 export function output(shape: Shape, bytes: number): Buffer {
-  const unit =
-    shape.key === 'long'
-      ? 'a'
-      : shape.key === 'log'
-        ? `${'x'.repeat(79)}\n`
-        : shape.key === 'colored'
-          ? coloredLine()
-          : 'y\n';
+  const unit = OUTPUT_UNITS[shape.key];
   return Buffer.from(unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes), 'latin1');
 }

@@ -264,8 +264,7 @@ export class LineRenderer {
     const last = input.lastIndexOf('\n', Math.min(end, start + this.maxSequenceChars) - 1);
     if (last < start) return { end: start };
     const plain = input.slice(start, last + 1).replace(this.colorsAndLineEndCr, '');
-    SPECIAL_BUT_LF.lastIndex = 0;
-    if (plain.length > this.line.maxChars || SPECIAL_BUT_LF.test(plain)) return { end: start };
+    if (plain.length > this.line.maxChars || nextMatch(SPECIAL_BUT_LF, plain, 0) < plain.length) return { end: start };
     return { end: last + 1, plain };
   }
 

@@ -12,8 +12,8 @@ import {
   take,
   timer,
 } from 'rxjs';
-import { quietAfter } from './quiet-after.js';
 import { match } from 'ts-pattern';
+import { quietAfter } from './quiet-after.js';
 
 /** What a PTY tells its waiters: a chunk reached the buffer, the PTY is being stopped (and why), it exited. */
 export type PtyActivity =
