@@ -1,7 +1,9 @@
 import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_TERMINAL_DIMENSION } from '../limits.js';
 import { CsiParams } from './csi-params.js';
+import { ColoredRuns } from './colored-runs.js';
 import { isHigh, isLow, LineCells } from './line-cells.js';
 import type { LineScanner } from './line-scan.js';
+import { indexOrEnd, nextMatch, SPECIAL_BUT_LF } from './special-units.js';
 
 /** Where a renderer puts the lines it completes. */
 export interface LineSink {
@@ -52,27 +54,6 @@ const C1_PM = 0x9e;
 const C1_APC = 0x9f;
 const REPLACEMENT = '\uFFFD';
 
-/**
- * What plain text stops at: controls, and surrogates (their pairing is checked one by one). `\n` is looked for
- * apart (with indexOf, a memchr), so this is every such unit but `\n`. A tab is text to a line (kept as `\t`,
- * as a terminal's cells cannot say): stopping at it cost a line with one 5x a line without.
- */
-const SPECIAL_BUT_LF = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]/g;
-
-/** Where a run of colored lines ends (after its last `\n`), and its text when it was already cut out. */
-interface ColoredRun {
-  readonly end: number;
-  readonly plain?: string;
-}
-
-const indexOrEnd = (index: number, end: number): number => (index < 0 ? end : index);
-
-/** Index of the next match of a one-unit global `pattern` at or after `from`, or the end. `test` allocates nothing. */
-function nextMatch(pattern: RegExp, input: string, from: number): number {
-  pattern.lastIndex = from;
-  return pattern.test(input) ? pattern.lastIndex - 1 : input.length;
-}
-
 const isC0 = (unit: number): boolean => unit < SPACE;
 
 function positiveInteger(name: string, value: number): number {
@@ -98,10 +79,7 @@ function positiveInteger(name: string, value: number): number {
 export class LineRenderer {
   private readonly maxSequenceChars: number;
   private readonly line: LineCells;
-  /** A whole SGR sequence (colors, bold …) within the sequence bound, which leaves a line's text as it is. */
-  private readonly color: RegExp;
-  /** Every such sequence, and a `\r` right before a `\n` (which also leaves the line as it is). */
-  private readonly colorsAndLineEndCr: RegExp;
+  private readonly colored: ColoredRuns;
 
   private state = State.Ground;
   private sequenceChars = 0;
@@ -114,11 +92,7 @@ export class LineRenderer {
   constructor(options: LineRendererOptions = {}) {
     this.line = new LineCells(positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS));
     this.maxSequenceChars = positiveInteger('maxSequenceChars', options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS);
-    // ESC, `[` and the final `m` count towards the bound: a longer one is abandoned midway, as the state machine does.
-    const params = `[0-9;:]{0,${Math.max(this.maxSequenceChars - 3, 0)}}`;
-    this.color = this.maxSequenceChars < 3 ? /(?!)/y : new RegExp(`\\x1b\\[${params}m`, 'y');
-    // Unbounded: it only runs over text no longer than the bound (coloredRest) or checked sequence by sequence.
-    this.colorsAndLineEndCr = /\x1b\[[0-9;:]*m|\r(?=\n)/g;
+    this.colored = new ColoredRuns(this.line.maxChars, this.maxSequenceChars);
   }
 
   /** Feeds a chunk; returns the lines it completed, oldest first. */
@@ -186,17 +160,15 @@ export class LineRenderer {
           i = lf + 1;
         }
         if (i > from) continue;
-        // Colored lines: whole lines whose only special units are SGR sequences (and a `\r` before the `\n`) go to
-        // the sink as one run of plain lines, those sequences cut out by one native replace. Through the state
-        // machine, each cost a call per character of its sequences and a string per line (5x a plain line). The
-        // whole rest of the chunk is tried first (one replace and one scan when it is all colored lines); once that
-        // fails, the colored lines are found sequence by sequence for the rest of the chunk, so a chunk never pays
-        // more than one failed try. A try that took a run may be followed by another: a chunk longer than the
-        // sequence bound (Bun hands up to 200 KiB at once) is tried in parts.
-        const colored = wholeTried ? this.coloredLines(input, i, other, lf, end) : this.coloredRest(input, i, end);
+        // Colored lines (see ColoredRuns) go to the sink as one run of plain lines. The whole rest of the chunk is
+        // tried first (one replace and one scan when it is all colored lines); once that fails, the colored lines
+        // are found sequence by sequence for the rest of the chunk, so a chunk never pays more than one failed try.
+        // A try that took a run may be followed by another: a chunk longer than the sequence bound (Bun hands up to
+        // 200 KiB at once) is tried in parts.
+        const colored = wholeTried ? this.colored.lines(input, i, other, lf, end) : this.colored.rest(input, i, end);
         if (colored.end === i) wholeTried = true;
         if (colored.end > i) {
-          const plain = colored.plain ?? input.slice(i, colored.end).replace(this.colorsAndLineEndCr, '');
+          const plain = colored.plain ?? this.colored.cutOut(input, i, colored.end);
           sink.lines(plain, 0, plain.length);
           i = colored.end;
           continue;
@@ -226,46 +198,6 @@ export class LineRenderer {
       }
       i++;
     }
-  }
-
-  /**
-   * The end (after its `\n`) of the longest run of whole lines from the line start `start` whose special units are
-   * only complete SGR sequences and a `\r` right before a line's `\n`, each line within the line bound; `start`
-   * when there is none. `special` and `lf` are the first special unit and `\n` at or after `start`.
-   */
-  private coloredLines(input: string, start: number, special: number, lf: number, end: number): ColoredRun {
-    let whole = start;
-    let lineEnd = lf;
-    for (let at = special; lineEnd < end; lineEnd = indexOrEnd(input.indexOf('\n', whole), end)) {
-      if (lineEnd - whole > this.line.maxChars) break;
-      while (at < lineEnd) {
-        const unit = input.charCodeAt(at);
-        if (unit === ESC) {
-          this.color.lastIndex = at;
-          if (!this.color.test(input)) return { end: whole };
-          at = nextMatch(SPECIAL_BUT_LF, input, this.color.lastIndex);
-        } else if (unit === CR && at + 1 === lineEnd) {
-          at = nextMatch(SPECIAL_BUT_LF, input, lineEnd);
-        } else {
-          return { end: whole };
-        }
-      }
-      whole = lineEnd + 1;
-    }
-    return { end: whole };
-  }
-
-  /**
-   * Whether everything from the line start `start` to the last `\n` of the chunk is colored lines (see
-   * coloredLines), found by cutting the sequences out and looking for any special unit left: the end of that run
-   * and its text, or `start`. Within the sequence bound, so none of its sequences can have run past it.
-   */
-  private coloredRest(input: string, start: number, end: number): ColoredRun {
-    const last = input.lastIndexOf('\n', Math.min(end, start + this.maxSequenceChars) - 1);
-    if (last < start) return { end: start };
-    const plain = input.slice(start, last + 1).replace(this.colorsAndLineEndCr, '');
-    if (plain.length > this.line.maxChars || nextMatch(SPECIAL_BUT_LF, plain, 0) < plain.length) return { end: start };
-    return { end: last + 1, plain };
   }
 
   /**
