@@ -178,24 +178,37 @@ export class LazyScreen {
    * A screen read during a flood of plain output (printable ASCII and line feeds, as the buffer knows per chunk at
    * no cost) reads only the newest few screens of it: no switch, clear or mode can be in the backlog, so the screen
    * is its last rows, entered at a row edge found from the end (skip-ahead.ts). Nothing else of the megabyte kept
-   * is joined or scanned. Undefined when that does not apply; the general way then gives the same screen.
+   * is joined or scanned. Undefined when that does not apply; the general way then gives the same rows.
+   *
+   * A flood that outruns the kept output between two reads has dropped some before the emulator saw it. When what
+   * was dropped was plain too, it changed no state, and the tail scrolls all of it off: the emulator goes on as if
+   * fed every byte, and the screen stays whole. (Starting a fresh emulator at every read of such a flood cost about
+   * 1.5 ms of host CPU a read, and called a complete screen incomplete.) The tail must then show where its first line
+   * began, since the dropped output took the cursor's column with it.
    */
   private plainFloodTail(): { terminal: XtermTerminal; text: string; end: number } | undefined {
     const source = this.source;
     const end = source.totalRawChars;
     const from = Math.max(this.fedTo, source.rawStart);
     if (end - from < this.skipFromChars || !source.plainFrom(from)) return undefined;
-    // Output was lost (or no emulator yet): a fresh one, as a restart makes.
-    const current = this.terminal !== undefined && from === this.fedTo ? this.terminal : undefined;
-    if (current !== undefined && !plainDefaults(current)) return undefined;
+    const lost = from > this.fedTo;
+    // Before any emulator, fedTo is 0: all output ever was plain, as a fresh emulator assumes.
+    const lostPlain = lost && source.plainFrom(this.fedTo);
+    let current = this.terminal !== undefined && (!lost || lostPlain) ? this.terminal : undefined;
+    if (current !== undefined && !plainDefaults(current)) {
+      if (!lost) return undefined;
+      // Its modes are the program's, a fresh emulator's are not: a restart, as for any other loss.
+      current = undefined;
+    }
     const size = current === undefined ? this.size : { rows: current.rows, cols: current.cols };
     const tailFrom = Math.max(from, end - plainTailRows(size.rows) * (size.cols + 1));
     const text = source.rawSince(tailFrom).text;
     // Where the line the tail begins in started, which places its row edges: after a line feed; else where this
     // emulator's input starts (a fresh one at column 0, as a restart feeds it), less the cursor's column.
     const lineFeed = source.lastRawLineFeedBefore(tailFrom);
-    const lineStart =
-      lineFeed >= from ? lineFeed + 1 : from - (current === undefined ? 0 : current.buffer.active.cursorX);
+    const lineKnown = lineFeed >= from;
+    if (lost && !lineKnown) current = undefined;
+    const lineStart = lineKnown ? lineFeed + 1 : from - (current === undefined ? 0 : current.buffer.active.cursorX);
     // The whole backlog is plain (plainFrom): nothing before the tail needs a look.
     const point = skipPointFromTail(text, (tailFrom - lineStart) % size.cols, size, () => true);
     if (point === undefined) return undefined;
@@ -203,10 +216,11 @@ export class LazyScreen {
     let prefix = '';
     let terminal = current;
     if (terminal === undefined) {
+      const whole = lostPlain && this.terminal === undefined && lineKnown;
       this.terminal?.dispose();
       terminal = this.fresh();
       // As restartPoint says of plain output: nothing in it redraws the whole screen.
-      this.incomplete = from > 0;
+      this.incomplete = from > 0 && !whole;
       this.normalScreenLost = this.incomplete;
       if (from > 0 && alternate) prefix = ENTER_ALTERNATE_SCREEN;
     }

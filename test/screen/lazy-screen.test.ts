@@ -1,7 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
-import { LazyScreen, screenRows } from '../../src/screen/lazy-screen.js';
+import { LazyScreen, type ScreenSnapshot, screenRows } from '../../src/screen/lazy-screen.js';
 import { restartPoint } from '../../src/screen/reset-points.js';
 import { createTerminal, emulatorSpecimens, type XtermTerminal } from '../../src/screen/xterm.js';
 
@@ -456,8 +456,106 @@ describe('a screen read during a plain flood reads only its newest screens', () 
     },
   );
 
+  /** `lines` plain lines of about 30 characters, as bytes the buffer scans (the flood path needs them). */
+  const plainFlood = (lines: number, from = 0) =>
+    Array.from({ length: lines }, (_, i) => `plain flood line ${from + i} of many\n`).join('');
+  const appendScanned = (buffer: OutputBuffer, text: string) => {
+    for (let at = 0; at < text.length; at += 4_096) {
+      const part = text.slice(at, at + 4_096);
+      buffer.append(part, Buffer.from(part, 'latin1'));
+    }
+  };
+  const emulatorOf = (screen: LazyScreen) => (screen as unknown as { terminal: XtermTerminal | undefined }).terminal;
+
+  it('a flood that outruns the kept output between two reads goes on in the same emulator, and stays whole', async () => {
+    const buffer = new OutputBuffer({ maxRawChars: 2_000 });
+    const screen = new LazyScreen(buffer, size, 100);
+    buffer.append('\x1b]2;build\x07\x1b[?1hstarting\n');
+    await screen.snapshot();
+    const emulator = emulatorOf(screen);
+    let all = '\x1b]2;build\x07\x1b[?1hstarting\n';
+    for (let round = 0; round < 3; round++) {
+      const flood = plainFlood(500, round * 500);
+      appendScanned(buffer, flood);
+      all += flood;
+      expect(buffer.rawSince(0).from).toBeGreaterThan(0);
+      const snap = await screen.snapshot();
+      expect(emulatorOf(screen) === emulator).toBe(true);
+      expect(snap.rows).toEqual(await reference(all));
+      // Nothing but text was dropped: the title and the modes set before it are still the program's.
+      expect(snap).toMatchObject({ incomplete: false, title: 'build' });
+      expect(await screen.keyModes()).toEqual({ applicationCursorKeys: true });
+    }
+    screen.dispose();
+  });
+
+  it('the first read of a flood that was plain from its first byte is whole', async () => {
+    const buffer = new OutputBuffer({ maxRawChars: 2_000 });
+    const screen = new LazyScreen(buffer, size, 100);
+    const flood = plainFlood(800);
+    appendScanned(buffer, flood);
+    expect(buffer.rawSince(0).from).toBeGreaterThan(0);
+    const snap = await screen.snapshot();
+    expect(snap.rows).toEqual(await reference(flood));
+    expect(snap.incomplete).toBe(false);
+    screen.dispose();
+    // Not so when anything but text came first, or when the tail does not show where its line began.
+    for (const output of [`\x1b[?1h${flood}`, 'a'.repeat(9_000)]) {
+      const other = new OutputBuffer({ maxRawChars: 2_000 });
+      appendScanned(other, output);
+      const late = new LazyScreen(other, size, 100);
+      expect((await late.snapshot()).incomplete).toBe(true);
+      late.dispose();
+    }
+  });
+
+  it('restarts, as for any loss, when the dropped output held more than text', async () => {
+    for (const [sequence, expected] of [
+      ['\x1b[?1049h', { alternateScreen: true }],
+      ['\x1b[?1l', { applicationCursorKeys: false }],
+      ['\x1b]2;other\x07', { title: '' }],
+    ] as const) {
+      const buffer = new OutputBuffer({ maxRawChars: 2_000 });
+      const screen = new LazyScreen(buffer, size, 100);
+      buffer.append('\x1b]2;build\x07\x1b[?1hstarting\n');
+      await screen.snapshot();
+      const emulator = emulatorOf(screen);
+      appendScanned(buffer, plainFlood(200));
+      buffer.append(sequence);
+      appendScanned(buffer, plainFlood(500, 200));
+      const snap = await screen.snapshot();
+      expect(emulatorOf(screen) === emulator).toBe(false);
+      expect(snap.incomplete).toBe(true);
+      const { applicationCursorKeys } = await screen.keyModes();
+      expect({ ...snap, applicationCursorKeys }).toMatchObject(expected);
+      screen.dispose();
+    }
+  });
+
+  it('restarts when the tail does not show where its first line began (one long line, its start dropped)', async () => {
+    const buffer = new OutputBuffer({ maxRawChars: 2_000 });
+    const screen = new LazyScreen(buffer, size, 100);
+    buffer.append('starting\n');
+    await screen.snapshot();
+    const emulator = emulatorOf(screen);
+    appendScanned(buffer, 'a'.repeat(9_000));
+    const snap = await screen.snapshot();
+    expect(emulatorOf(screen) === emulator).toBe(false);
+    expect(snap.incomplete).toBe(true);
+    screen.dispose();
+  });
+
+  /** What both ways must agree on. The flood way may know more: see `knewMore`. */
+  const shown = ({ rows, cursor, size: shape, alternateScreen }: ScreenSnapshot) => ({
+    rows,
+    cursor,
+    size: shape,
+    alternateScreen,
+  });
+
   it('property: the same screen as the general way, and as a terminal fed every byte when complete', async () => {
-    const counts = { reads: 0, fromTail: 0 };
+    // knewMore: reads the flood way knew complete where the general way, which restarts at any loss, could not.
+    const counts = { reads: 0, fromTail: 0, knewMore: 0 };
     await fc.assert(
       fc.asyncProperty(
         // A look now and then: between two, switches and colors must not be skipped over unseen.
@@ -484,7 +582,11 @@ describe('a screen read during a plain flood reads only its newest screens', () 
             if (!look) continue;
             const [a, b] = [await flood.snapshot(), await general.snapshot()];
             counts.reads++;
-            expect(a).toEqual(b);
+            expect(shown(a)).toEqual(shown(b));
+            // Dropped plain output changed nothing the emulator holds: the flood way stays whole where the general
+            // way restarts; never the other way round.
+            if (!b.incomplete) expect(a).toEqual(b);
+            if (a.incomplete !== b.incomplete) counts.knewMore++;
             if (!a.incomplete) {
               const whole = createTerminal(size);
               let title = '';
@@ -498,7 +600,9 @@ describe('a screen read during a plain flood reads only its newest screens', () 
               whole.dispose();
             }
           }
-          expect(await flood.snapshot()).toEqual(await general.snapshot());
+          const [a, b] = [await flood.snapshot(), await general.snapshot()];
+          expect(shown(a)).toEqual(shown(b));
+          if (!b.incomplete) expect(a).toEqual(b);
           counts.fromTail += (flood as unknown as { tailSkips: number }).tailSkips;
           flood.dispose();
           general.dispose();
@@ -506,8 +610,9 @@ describe('a screen read during a plain flood reads only its newest screens', () 
       ),
       { numRuns: 200 },
     );
-    // The flood path was taken often: this property is about it.
+    // The flood path was taken often, and went on past dropped output: this property is about both.
     expect(counts.fromTail).toBeGreaterThan(counts.reads / 10);
+    expect(counts.knewMore).toBeGreaterThan(0);
   });
 });
 
