@@ -258,6 +258,11 @@ export class OutputBuffer {
     return this.raw.lastLineFeedBefore(before);
   }
 
+  /** Whether no `\n` was written from absolute raw offset `offset` on, dropped output included (false when unsure). */
+  noLineFeedFrom(offset: number): boolean {
+    return this.raw.noLineFeedFrom(offset);
+  }
+
   /** The newest raw output, escape sequences and carriage returns untouched. */
   rawText(): string {
     return this.raw.since(0).text;

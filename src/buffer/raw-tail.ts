@@ -28,6 +28,8 @@ export class RawTail {
   private kept = 0;
   /** Characters ever appended: the absolute offset of the end. */
   total = 0;
+  /** The absolute end of the newest chunk with a `\n`, dropped chunks included (0 when none had one). */
+  private lineFeedChunkEnd = 0;
 
   constructor(private readonly max: number) {}
 
@@ -35,6 +37,7 @@ export class RawTail {
     const lineFeed = chunk.indexOf('\n');
     this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
     this.total += chunk.length;
+    if (lineFeed !== -1) this.lineFeedChunkEnd = this.total;
     this.kept += chunk.length;
     this.chunks.push(chunk);
     while (this.head < this.chunks.length - 1) {
@@ -84,6 +87,14 @@ export class RawTail {
       end = start;
     }
     return -1;
+  }
+
+  /**
+   * Whether no `\n` was appended from absolute offset `offset` on, dropped output included. Known per chunk: a chunk
+   * with a line feed anywhere in it that ends after `offset` says no (the answer errs only that way).
+   */
+  noLineFeedFrom(offset: number): boolean {
+    return this.lineFeedChunkEnd <= offset;
   }
 
   /**

@@ -203,12 +203,23 @@ export class LazyScreen {
     const size = current === undefined ? this.size : { rows: current.rows, cols: current.cols };
     const tailFrom = Math.max(from, end - plainTailRows(size.rows) * (size.cols + 1));
     const text = source.rawSince(tailFrom).text;
-    // Where the line the tail begins in started, which places its row edges: after a line feed; else where this
-    // emulator's input starts (a fresh one at column 0, as a restart feeds it), less the cursor's column.
+    // Where the line the tail begins in started, which places its row edges: after a line feed; else, with no line
+    // feed since the emulator's offset (dropped output included), where its cursor's line began (a fresh one's
+    // offset is 0, at column 0). Else it is not known: a restart, which feeds from `from` as if at column 0.
     const lineFeed = source.lastRawLineFeedBefore(tailFrom);
-    const lineKnown = lineFeed >= from;
-    if (lost && !lineKnown) current = undefined;
-    const lineStart = lineKnown ? lineFeed + 1 : from - (current === undefined ? 0 : current.buffer.active.cursorX);
+    let lineKnown = true;
+    let lineStart: number;
+    if (lineFeed >= from) lineStart = lineFeed + 1;
+    else if (
+      (current !== undefined || this.terminal === undefined) &&
+      (!lost || (lostPlain && source.noLineFeedFrom(this.fedTo)))
+    )
+      lineStart = this.fedTo - (current === undefined ? 0 : current.buffer.active.cursorX);
+    else {
+      lineKnown = false;
+      current = undefined;
+      lineStart = from;
+    }
     // The whole backlog is plain (plainFrom): nothing before the tail needs a look.
     const point = skipPointFromTail(text, (tailFrom - lineStart) % size.cols, size, () => true);
     if (point === undefined) return undefined;

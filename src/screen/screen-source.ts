@@ -10,6 +10,8 @@ export interface ScreenSource {
   plainFrom(offset: number): boolean;
   /** Absolute offset of the newest kept `\n` before `before`, or -1. */
   lastRawLineFeedBefore(before: number): number;
+  /** Whether no `\n` was written from `offset` on, dropped output included (false when unsure). */
+  noLineFeedFrom(offset: number): boolean;
   /** Whether the program is on the alternate screen, from every switch it wrote, dropped output included. */
   readonly alternateScreen: boolean;
 }

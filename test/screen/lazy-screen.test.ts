@@ -499,8 +499,17 @@ describe('a screen read during a plain flood reads only its newest screens', () 
     expect(snap.rows).toEqual(await reference(flood));
     expect(snap.incomplete).toBe(false);
     screen.dispose();
+    // So is one long line: with no line feed ever, its row edges are known from its first byte.
+    const long = new OutputBuffer({ maxRawChars: 2_000 });
+    const longScreen = new LazyScreen(long, size, 100);
+    appendScanned(long, 'a'.repeat(9_001));
+    const longSnap = await longScreen.snapshot();
+    expect(longSnap.rows).toEqual(await reference('a'.repeat(9_001)));
+    expect(longSnap.cursor).toMatchObject({ row: 5, col: 1 });
+    expect(longSnap.incomplete).toBe(false);
+    longScreen.dispose();
     // Not so when anything but text came first, or when the tail does not show where its line began.
-    for (const output of [`\x1b[?1h${flood}`, 'a'.repeat(9_000)]) {
+    for (const output of [`\x1b[?1h${flood}`, `x\n${'a'.repeat(9_000)}`]) {
       const other = new OutputBuffer({ maxRawChars: 2_000 });
       appendScanned(other, output);
       const late = new LazyScreen(other, size, 100);
@@ -532,13 +541,48 @@ describe('a screen read during a plain flood reads only its newest screens', () 
     }
   });
 
-  it('restarts when the tail does not show where its first line began (one long line, its start dropped)', async () => {
+  it('goes on along one long line whose start was dropped: no line feed came since it last fed', async () => {
+    const buffer = new OutputBuffer({ maxRawChars: 2_000 });
+    const screen = new LazyScreen(buffer, size, 100);
+    let all = 'starting\n';
+    buffer.append(all);
+    await screen.snapshot();
+    const emulator = emulatorOf(screen);
+    // Row edges shift with each round's length: 9,007 is not a multiple of the 20 columns.
+    for (let round = 0; round < 3; round++) {
+      appendScanned(buffer, 'a'.repeat(9_007));
+      all += 'a'.repeat(9_007);
+      const snap = await screen.snapshot();
+      expect(emulatorOf(screen) === emulator).toBe(true);
+      expect(snap.rows).toEqual(await reference(all));
+      expect(snap.cursor.col).toBe((9_007 * (round + 1)) % 20);
+      expect(snap.incomplete).toBe(false);
+    }
+    screen.dispose();
+  });
+
+  it('restarts as the general way does when a long line followed anything but text, all of it dropped', async () => {
+    const output = `ab\x1b[31mcd\r${'a'.repeat(9_000)}`;
+    const scanned = new OutputBuffer({ maxRawChars: 2_000 });
+    const plainOnly = new OutputBuffer({ maxRawChars: 2_000 });
+    appendScanned(scanned, output);
+    plainOnly.append(output);
+    const [flood, general] = [new LazyScreen(scanned, size, 100), new LazyScreen(plainOnly, size, 100)];
+    const [a, b] = [await flood.snapshot(), await general.snapshot()];
+    expect(a).toEqual(b);
+    expect(a.incomplete).toBe(true);
+    expect((flood as unknown as { tailSkips: number }).tailSkips).toBe(1);
+    flood.dispose();
+    general.dispose();
+  });
+
+  it('restarts when the tail does not show where its first line began (a line feed was dropped with the rest)', async () => {
     const buffer = new OutputBuffer({ maxRawChars: 2_000 });
     const screen = new LazyScreen(buffer, size, 100);
     buffer.append('starting\n');
     await screen.snapshot();
     const emulator = emulatorOf(screen);
-    appendScanned(buffer, 'a'.repeat(9_000));
+    appendScanned(buffer, `more\n${'a'.repeat(9_000)}`);
     const snap = await screen.snapshot();
     expect(emulatorOf(screen) === emulator).toBe(false);
     expect(snap.incomplete).toBe(true);
