@@ -466,14 +466,18 @@ describe('a screen read during a plain flood reads only its newest screens', () 
     }
   };
   const emulatorOf = (screen: LazyScreen) => (screen as unknown as { terminal: XtermTerminal | undefined }).terminal;
-
-  it('a flood that outruns the kept output between two reads goes on in the same emulator, and stays whole', async () => {
+  /** A screen over a buffer that keeps 2,000 raw characters, looked at once after `first`: its emulator exists. */
+  const lookedAt = async (first: string) => {
     const buffer = new OutputBuffer({ maxRawChars: 2_000 });
     const screen = new LazyScreen(buffer, size, 100);
-    buffer.append('\x1b]2;build\x07\x1b[?1hstarting\n');
+    buffer.append(first);
     await screen.snapshot();
-    const emulator = emulatorOf(screen);
+    return { buffer, screen, emulator: emulatorOf(screen) };
+  };
+
+  it('a flood that outruns the kept output between two reads goes on in the same emulator, and stays whole', async () => {
     let all = '\x1b]2;build\x07\x1b[?1hstarting\n';
+    const { buffer, screen, emulator } = await lookedAt(all);
     for (let round = 0; round < 3; round++) {
       const flood = plainFlood(500, round * 500);
       appendScanned(buffer, flood);
@@ -524,11 +528,7 @@ describe('a screen read during a plain flood reads only its newest screens', () 
       ['\x1b[?1l', { applicationCursorKeys: false }],
       ['\x1b]2;other\x07', { title: '' }],
     ] as const) {
-      const buffer = new OutputBuffer({ maxRawChars: 2_000 });
-      const screen = new LazyScreen(buffer, size, 100);
-      buffer.append('\x1b]2;build\x07\x1b[?1hstarting\n');
-      await screen.snapshot();
-      const emulator = emulatorOf(screen);
+      const { buffer, screen, emulator } = await lookedAt('\x1b]2;build\x07\x1b[?1hstarting\n');
       appendScanned(buffer, plainFlood(200));
       buffer.append(sequence);
       appendScanned(buffer, plainFlood(500, 200));
@@ -542,12 +542,8 @@ describe('a screen read during a plain flood reads only its newest screens', () 
   });
 
   it('goes on along one long line whose start was dropped: no line feed came since it last fed', async () => {
-    const buffer = new OutputBuffer({ maxRawChars: 2_000 });
-    const screen = new LazyScreen(buffer, size, 100);
     let all = 'starting\n';
-    buffer.append(all);
-    await screen.snapshot();
-    const emulator = emulatorOf(screen);
+    const { buffer, screen, emulator } = await lookedAt(all);
     // Row edges shift with each round's length: 9,007 is not a multiple of the 20 columns.
     for (let round = 0; round < 3; round++) {
       appendScanned(buffer, 'a'.repeat(9_007));
@@ -577,11 +573,7 @@ describe('a screen read during a plain flood reads only its newest screens', () 
   });
 
   it('restarts when the tail does not show where its first line began (a line feed was dropped with the rest)', async () => {
-    const buffer = new OutputBuffer({ maxRawChars: 2_000 });
-    const screen = new LazyScreen(buffer, size, 100);
-    buffer.append('starting\n');
-    await screen.snapshot();
-    const emulator = emulatorOf(screen);
+    const { buffer, screen, emulator } = await lookedAt('starting\n');
     appendScanned(buffer, `more\n${'a'.repeat(9_000)}`);
     const snap = await screen.snapshot();
     expect(emulatorOf(screen) === emulator).toBe(false);
