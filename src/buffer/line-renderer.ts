@@ -53,6 +53,8 @@ const C1_OSC = 0x9d;
 const C1_PM = 0x9e;
 const C1_APC = 0x9f;
 const REPLACEMENT = '\uFFFD';
+/** `m`: the final of an SGR sequence (colors and attributes). */
+const SGR_FINAL = 0x6d;
 
 const isC0 = (unit: number): boolean => unit < SPACE;
 
@@ -88,6 +90,13 @@ export class LineRenderer {
   private onAlternate = false;
   /** A high surrogate ending a chunk waits for its low half: a pair split by the chunking is still one character. */
   private pendingHigh = '';
+  /**
+   * Whether everything rendered since the last takeOnlyText was text, line feeds (a `\r` just before one included)
+   * and SGR: nothing a terminal takes as a cursor move, a mode, a title or a screen switch (see takeOnlyText).
+   */
+  private onlyText = true;
+  /** The last chunk ended with a `\r`: text only if the next one begins with its `\n`. */
+  private crAtEnd = false;
 
   constructor(options: LineRendererOptions = {}) {
     this.line = new LineCells(positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS));
@@ -119,6 +128,10 @@ export class LineRenderer {
     const scan = this.pendingHigh === '' ? scanned : undefined;
     const input = this.pendingHigh + chunk;
     this.pendingHigh = '';
+    if (this.crAtEnd) {
+      this.crAtEnd = false;
+      if (input.charCodeAt(0) !== LF) this.onlyText = false;
+    }
     const end = input.length;
     // The next `\n` and the next other special unit at or after `i`, each still valid while it is >= i: found
     // once, they serve every plain line before them, so a chunk of plain lines costs one regex scan and goes
@@ -189,11 +202,15 @@ export class LineRenderer {
           this.line.put(input.slice(i, i + 2));
           i++;
         } else {
+          this.onlyText = false;
           this.line.put(REPLACEMENT);
         }
       } else if (isLow(unit)) {
+        this.onlyText = false;
         this.line.put(REPLACEMENT);
       } else {
+        if (unit === CR && i + 1 === end) this.crAtEnd = true;
+        else if (unit !== ESC && unit !== LF && !(unit === CR && input.charCodeAt(i + 1) === LF)) this.onlyText = false;
         this.ground(unit, sink);
       }
       i++;
@@ -206,6 +223,18 @@ export class LineRenderer {
    */
   get alternateScreen(): boolean {
     return this.onAlternate;
+  }
+
+  /**
+   * Whether the output rendered since the last call was only text (printable characters, tabs), line feeds (with a
+   * `\r` just before one) and SGR sequences (colors), and resets it. Such output changes nothing a screen shows but by
+   * printing and scrolling: no mode, title, screen switch or cursor move, so a screen can skip over it (lazy-screen.ts).
+   * A sequence still open at the end is judged when it ends. False whenever unsure.
+   */
+  takeOnlyText(): boolean {
+    const only = this.onlyText;
+    this.onlyText = true;
+    return only;
   }
 
   /** Between sequences, with no half of a surrogate pair held: the next chunk starts afresh. */
@@ -241,7 +270,12 @@ export class LineRenderer {
   // ── Escape sequences ───────────────────────────────────────────────────────────────────────
 
   private consumeInSequence(unit: number, sink: LineSink): boolean {
+    // Only an SGR is text to a screen: `ESC [` and CSI bytes pass here, and the CSI path says so once it ends.
+    const csiByte =
+      this.state === State.Csi ? unit >= SPACE && unit < DEL : this.state === State.Escape && unit === 0x5b;
+    if (!csiByte) this.onlyText = false;
     if (++this.sequenceChars > this.maxSequenceChars) {
+      this.onlyText = false;
       this.state = State.Ground;
       return true;
     }
@@ -321,6 +355,7 @@ export class LineRenderer {
       return;
     }
     this.state = State.Ground;
+    if (unit !== SGR_FINAL || !this.csiParams.appliesToLine) this.onlyText = false;
     const screen = this.csiParams.screenSwitch(unit);
     if (screen !== undefined) this.onAlternate = screen;
     else if (this.csiParams.appliesToLine) this.dispatchCsi(unit, this.csiParams.firstParam);

@@ -70,6 +70,8 @@ export class OutputBuffer {
   private readonly scanner: LineScanner | undefined;
   /** The raw end of the newest chunk not known to be plain (see plainFrom). */
   private unplainEnd = 0;
+  /** The raw end of the newest chunk not known to be only text, line feeds and SGR (see onlyTextFrom). */
+  private notOnlyTextEnd = 0;
 
   constructor(options: OutputBufferOptions = {}) {
     const overhead = integerAtLeast('lineOverheadChars', options.lineOverheadChars ?? LINE_OVERHEAD_CHARS, 0);
@@ -128,6 +130,7 @@ export class OutputBuffer {
     if (scanned === undefined || !this.renderer.atGround) this.unplainEnd = this.raw.total;
     // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
     this.renderer.render(chunk, this.store, scanned);
+    if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;
     this.store.fit(this.partialChars());
   }
 
@@ -238,6 +241,16 @@ export class OutputBuffer {
    */
   plainFrom(offset: number): boolean {
     return this.unplainEnd <= offset;
+  }
+
+  /**
+   * Whether everything from absolute raw offset `offset` on is only text (printable characters and tabs), line feeds
+   * (a `\r` just before one included) and SGR sequences, as the renderer saw it: wider than plainFrom (colors, tabs,
+   * non-ASCII), and it says nothing of columns. A screen can skip over such output (lazy-screen.ts). False whenever
+   * unsure.
+   */
+  onlyTextFrom(offset: number): boolean {
+    return this.notOnlyTextEnd <= offset;
   }
 
   /**

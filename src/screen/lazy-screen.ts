@@ -175,59 +175,81 @@ export class LazyScreen {
   }
 
   /**
-   * A screen read during a flood of plain output (printable ASCII and line feeds, as the buffer knows per chunk at
-   * no cost) reads only the newest few screens of it: no switch, clear or mode can be in the backlog, so the screen
-   * is its last rows, entered at a row edge found from the end (skip-ahead.ts). Nothing else of the megabyte kept
-   * is joined or scanned. Undefined when that does not apply; the general way then gives the same rows.
+   * A screen read during a flood of text (printable characters, line feeds and colors, as the buffer knows per chunk
+   * at no cost) reads only the newest few screens of it: no switch, clear, mode or cursor move can be in the
+   * backlog, so the screen is its last rows, entered at a row edge found from the end (skip-ahead.ts). Nothing else
+   * of the megabyte kept is joined or scanned. Undefined when that does not apply; the general way then gives the
+   * same rows.
    *
    * A flood that outruns the kept output between two reads has dropped some before the emulator saw it. When what
-   * was dropped was plain too, it changed no state, and the tail scrolls all of it off: the emulator goes on as if
-   * fed every byte, and the screen stays whole. (Starting a fresh emulator at every read of such a flood cost about
-   * 1.5 ms of host CPU a read, and called a complete screen incomplete.) The tail must then show where its first line
-   * began, since the dropped output took the cursor's column with it.
+   * was dropped was only text too, it changed no state, and the tail scrolls all of it off: the emulator goes on as
+   * if fed every byte, and the screen stays whole. (Starting a fresh emulator at every read of such a flood cost
+   * about 1.5 ms of host CPU a read, and called a complete screen incomplete.) The tail must then show where its
+   * first line began, since the dropped output took the cursor's column with it.
+   *
+   * Columns are counted by characters only over plain output (printable ASCII): past a color or a wide character
+   * they are not, so then the tail starts at the start of a line it holds.
    */
   private plainFloodTail(): { terminal: XtermTerminal; text: string; end: number } | undefined {
     const source = this.source;
     const end = source.totalRawChars;
     const from = Math.max(this.fedTo, source.rawStart);
-    if (end - from < this.skipFromChars || !source.plainFrom(from)) return undefined;
+    if (end - from < this.skipFromChars || !source.onlyTextFrom(from)) return undefined;
+    // Characters are columns from `from` on (and the emulator's cursor counts for a line it began).
+    const plain = source.plainFrom(from);
     const lost = from > this.fedTo;
-    // Before any emulator, fedTo is 0: all output ever was plain, as a fresh emulator assumes.
-    const lostPlain = lost && source.plainFrom(this.fedTo);
-    let current = this.terminal !== undefined && (!lost || lostPlain) ? this.terminal : undefined;
+    // Before any emulator, fedTo is 0: then all output ever was only text, as a fresh emulator assumes.
+    const lostText = lost && source.onlyTextFrom(this.fedTo);
+    let current = this.terminal !== undefined && (!lost || lostText) ? this.terminal : undefined;
     if (current !== undefined && !plainDefaults(current)) {
       if (!lost) return undefined;
       // Its modes are the program's, a fresh emulator's are not: a restart, as for any other loss.
       current = undefined;
     }
     const size = current === undefined ? this.size : { rows: current.rows, cols: current.cols };
-    const tailFrom = Math.max(from, end - plainTailRows(size.rows) * (size.cols + 1));
-    const text = source.rawSince(tailFrom).text;
-    // Where the line the tail begins in started, which places its row edges: after a line feed; else, with no line
-    // feed since the emulator's offset (dropped output included), where its cursor's line began (a fresh one's
-    // offset is 0, at column 0). Else it is not known: a restart, which feeds from `from` as if at column 0.
+    // Colored lines hold more characters than columns: twice the room, so the tail still holds the rows it needs.
+    let tailFrom = Math.max(from, end - plainTailRows(size.rows) * (size.cols + 1) * (plain ? 1 : 2));
+    // Where the line the tail begins in started, which places its row edges: after a line feed (the tail then starts
+    // there unless columns can be counted, or at the first line start it holds when none is kept before it); else,
+    // along plain output with no line feed since the emulator's offset (dropped output included), where its
+    // cursor's line began (a fresh one's offset is 0, at column 0). Else it is not known: a restart, fed from `from`
+    // as if at column 0.
     const lineFeed = source.lastRawLineFeedBefore(tailFrom);
     let lineKnown = true;
-    let lineStart: number;
-    if (lineFeed >= from) lineStart = lineFeed + 1;
-    else if (
+    let lineStart = tailFrom;
+    /** The tail starts at the first line start it holds (colors or wide characters, no line start kept before it). */
+    let fromItsFirstLine = false;
+    if (lineFeed >= from) {
+      lineStart = lineFeed + 1;
+      if (!plain) tailFrom = lineStart;
+    } else if (!plain) {
+      fromItsFirstLine = true;
+    } else if (
       (current !== undefined || this.terminal === undefined) &&
-      (!lost || (lostPlain && source.noLineFeedFrom(this.fedTo)))
-    )
+      (!lost || (source.plainFrom(this.fedTo) && source.noLineFeedFrom(this.fedTo)))
+    ) {
       lineStart = this.fedTo - (current === undefined ? 0 : current.buffer.active.cursorX);
-    else {
+    } else {
       lineKnown = false;
       current = undefined;
       lineStart = from;
     }
-    // The whole backlog is plain (plainFrom): nothing before the tail needs a look.
+    let text = source.rawSince(tailFrom).text;
+    if (fromItsFirstLine) {
+      const first = text.indexOf('\n') + 1;
+      if (first === 0) return undefined;
+      text = text.slice(first);
+      tailFrom += first;
+      lineStart = tailFrom;
+    }
+    // The whole backlog is only text (onlyTextFrom): nothing before the tail needs a look.
     const point = skipPointFromTail(text, (tailFrom - lineStart) % size.cols, size, () => true);
     if (point === undefined) return undefined;
     const alternate = this.source.alternateScreen;
     let prefix = '';
     let terminal = current;
     if (terminal === undefined) {
-      const whole = lostPlain && this.terminal === undefined && lineKnown;
+      const whole = lostText && this.terminal === undefined && lineKnown;
       this.terminal?.dispose();
       terminal = this.fresh();
       // As restartPoint says of plain output: nothing in it redraws the whole screen.

@@ -8,6 +8,8 @@ export interface ScreenSource {
   readonly rawStart: number;
   /** Whether everything from `offset` on is plain: printable ASCII and line feeds, begun outside any sequence. */
   plainFrom(offset: number): boolean;
+  /** Whether everything from `offset` on is only text, line feeds and SGR: no mode, title, switch or cursor move. */
+  onlyTextFrom(offset: number): boolean;
   /** Absolute offset of the newest kept `\n` before `before`, or -1. */
   lastRawLineFeedBefore(before: number): number;
   /** Whether no `\n` was written from `offset` on, dropped output included (false when unsure). */

@@ -10,6 +10,8 @@ export interface SkipPoint {
 }
 
 const ESC = 0x1b;
+/** A tab moves to a tab stop along its row and never wraps: to the model, like a character of unknown width. */
+const TAB = 0x09;
 /** SGR (colors, bold …): moves no cursor and changes no mode the screen's text depends on. */
 const SGR = /\x1b\[[0-9;:]*m/y;
 /**
@@ -20,13 +22,15 @@ const SGR = /\x1b\[[0-9;:]*m/y;
  * controls to it.
  */
 const NOT_PLAIN_CHAR = /[^\x07\x08\x0a\x0d\x1b\x20-\x7f\u00a0-\uffff]/;
-/** A character whose width the model does not know (0, 1 or 2 columns, as xterm.js's Unicode tables say). */
-const NON_ASCII = /[^\x00-\x7f]/;
 const NOT_SGR_ESCAPE = /\x1b(?!\[[0-9;:]*m)/;
 const isPlain = (text: string): boolean =>
   !NOT_PLAIN_CHAR.test(text) && (!text.includes('\x1b') || !NOT_SGR_ESCAPE.test(text));
 /** Anything but a printable ASCII character: a run without one advances the cursor exactly one column each. */
 const NOT_PRINTABLE = /[^\x20-\x7e]/;
+/** A character whose width the model does not know (0, 1 or 2 columns, as xterm.js's Unicode tables say). */
+const NON_ASCII = /[^\x00-\x7f]/;
+/** Every SGR sequence of a line: it takes no column. */
+const SGRS = /\x1b\[[0-9;:]*m/g;
 
 /**
  * skipPoint, found from the end of a long backlog: the newest screens are worked out by the cursor model, and what
@@ -75,9 +79,12 @@ function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize)
     const lf = end === 0 ? -1 : text.lastIndexOf('\n', end - 1);
     const start = lf + 1;
     const length = end - start;
-    // A line with characters of unknown width is counted as one row. By code units, combining marks would count rows
-    // it does not take, and the tail would hold too few for the model to find a point in.
-    const wraps = NON_ASCII.test(text.slice(start, end)) ? 0 : Math.max(Math.ceil(length / cols) - 1, 0);
+    // A line with characters of unknown width is counted as one row, and a colored line by its length without its
+    // colors. By code units, combining marks and a test runner's colors would count rows they do not take, and the
+    // tail would hold too few for the model to find a point in.
+    const line = text.slice(start, end);
+    const columns = line.includes('\x1b') ? line.replace(SGRS, '').length : length;
+    const wraps = NON_ASCII.test(line) ? 0 : Math.max(Math.ceil(columns / cols) - 1, 0);
     if (advances + wraps >= need) {
       // A long line: keep its last `need` rows; the rows before the cut hold only printable characters, so the cut
       // falls on a row edge (the first row of the line starts at `startCol` when it began before the text did).
@@ -96,13 +103,13 @@ function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize)
 }
 
 /**
- * Where a backlog of plain output (printable characters, SGR, line feed, carriage return, backspace, BEL) can be
- * entered late without changing the screen it ends on: the point after which the screen has scrolled a whole screen
+ * Where a backlog of plain output (printable characters, tabs, SGR, line feed, carriage return, backspace, BEL)
+ * can be entered late without changing the screen it ends on: the point after which the screen has scrolled a whole screen
  * height, so nothing visible there survives, with the cursor position at that point. Found by a cheap cursor model
  * over the text (a character loop, far faster than the emulator's parser), for a terminal in xterm's defaults:
  * auto-wrap on, no insert mode, the whole screen as the scroll region, bare line feeds starting a new line
- * (convertEol). A non-ASCII character has a width the model does not know: its column is unknown until the next
- * line feed or carriage return, and wraps in that stretch are not counted, so the model's row and its count of
+ * (convertEol). A non-ASCII character has a width the model does not know, and a tab moves to a stop: the column
+ * is unknown after either until the next line feed or carriage return, and wraps in that stretch are not counted, so the model's row and its count of
  * scrolls never exceed the terminal's (its row stops at the bottom). A point is taken only where both agree: after
  * a line feed the model saw scroll. Undefined when the text does not scroll a screen height past a first scroll, or
  * runs into anything else (any other control or escape sequence).
@@ -132,7 +139,7 @@ export function skipPointFrom(
       }
       // An unknown column (-1) stays unknown.
       if (col >= 0) col++;
-    } else if (c >= 0xa0) col = -1;
+    } else if (c >= 0xa0 || c === TAB) col = -1;
     else if (c === 0x0a) {
       col = 0;
       if (row < bottom) row++;

@@ -373,3 +373,53 @@ describe('LineRenderer: the alternate screen, seen at ingest', () => {
     expect(onAlternateAfter('\x1b[?10490h')).toBe(false);
   });
 });
+
+describe('LineRenderer: whether output was only text, as a screen sees it', () => {
+  /** takeOnlyText after each chunk, in order. */
+  const onlyTextOf = (...chunks: string[]) => {
+    const renderer = new LineRenderer();
+    return chunks.map((chunk) => {
+      renderer.push(chunk);
+      return renderer.takeOnlyText();
+    });
+  };
+
+  it('takes text, line feeds, a CR right before one, tabs, non-ASCII and SGR (split across chunks too) as text', () => {
+    expect(onlyTextOf('plain\nlines\n', 'a partial line')).toEqual([true, true]);
+    expect(onlyTextOf('\x1b[32m✓\x1b[0m passed\r\n', 'col\tumn 中文 e\u0301 😀 ───\n')).toEqual([true, true]);
+    expect(onlyTextOf('\x1b[1;38;5;208mFAIL\x1b[0m\r\n'.repeat(50))).toEqual([true]);
+    expect(onlyTextOf('text \x1b[3', '8:2::1:2:3m', 'more\n')).toEqual([true, true, true]);
+    // A `\r` that ends a chunk is judged by what begins the next: its `\n`, or anything else.
+    expect(onlyTextOf('line\r', '\nmore\r', 'x')).toEqual([true, true, false]);
+  });
+
+  it('takes anything a terminal acts on otherwise as not: moves, modes, titles, resets, controls, broken units', () => {
+    const notText = [
+      'progress 50%\rprogress 60%',
+      'back\bspace',
+      'bell\x07',
+      '\x1b[5A',
+      '\x1b[2J',
+      '\x1b[K',
+      '\x1b[?25l',
+      '\x1b[>4;1m',
+      '\x1b[ m',
+      '\x1b]2;title\x07',
+      '\x1bc',
+      '\x1b7',
+      '\x1b(0',
+      '\x1bP1$r\x1b\\',
+      '\x9b31m',
+      'next\x85line',
+      'lone \ud800 half',
+      '\x1b[3\n1m',
+    ];
+    for (const chunk of notText) expect([chunk, onlyTextOf(chunk)[0]]).toEqual([chunk, false]);
+    // An SGR longer than the sequence bound is abandoned midway, its rest read as text: a terminal reads it whole.
+    const bounded = new LineRenderer({ maxSequenceChars: 16 });
+    bounded.push(`\x1b[${'1;'.repeat(10)}m`);
+    expect(bounded.takeOnlyText()).toBe(false);
+    // A sequence split across chunks is judged where it ends; the flag starts over after each take.
+    expect(onlyTextOf('\x1b[?10', '49h', 'text\n')).toEqual([true, false, true]);
+  });
+});

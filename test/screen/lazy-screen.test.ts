@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { LazyScreen, type ScreenSnapshot, screenRows } from '../../src/screen/lazy-screen.js';
 import { restartPoint } from '../../src/screen/reset-points.js';
+import type { ScreenSource } from '../../src/screen/screen-source.js';
 import { createTerminal, emulatorSpecimens, type XtermTerminal } from '../../src/screen/xterm.js';
 
 const size = { rows: 6, cols: 20 };
@@ -442,16 +443,41 @@ describe('entering a long plain backlog late', () => {
   });
 });
 
-describe('a screen read during a plain flood reads only its newest screens', () => {
+describe('a screen read during a flood of text reads only its newest screens', () => {
   const plainLine = fc.oneof(
     fc.stringMatching(/^[a-z0-9 ]{0,8}$/),
     fc.nat({ max: 300 }).map((n) => `${'w'.repeat(n)}${n}`),
   );
-  // Chunks of plain lines, sometimes a long run without a line feed, sometimes a color or a switch between them.
+  // What a test runner prints: colors, a CR before the line feed, tabs, wide, combining and box-drawing characters. Text to the screen, but its characters are not its columns.
+  const textLine = fc.oneof(
+    { arbitrary: plainLine, weight: 3 },
+    fc.constantFrom(
+      '\x1b[32m✓\x1b[0m passed',
+      '\x1b[1;31mFAIL\x1b[0m src/a.test.ts\r\nnext',
+      '中文字符 ok',
+      'e\u0301e\u0301 combining',
+      '─── box ───',
+      'col\tumn\ttabs',
+      '\x1b[38;5;208mcolor\x1b[0m',
+    ),
+  );
+  // Chunks of lines, sometimes a long run without a line feed, sometimes a switch or a mode between them.
   const chunk = fc.oneof(
-    { arbitrary: fc.array(plainLine, { maxLength: 60 }).map((lines) => lines.join('\n')), weight: 5 },
+    { arbitrary: fc.array(textLine, { maxLength: 60 }).map((lines) => lines.join('\n')), weight: 5 },
     {
-      arbitrary: fc.constantFrom('\x1b[31m', '\x1b[?1049h', '\x1b[?1049l', '\x1b[H\x1b[2J', '\x1b]2;t\x07', '\x1b[?10'),
+      arbitrary: fc.constantFrom(
+        '\x1b[31m',
+        '\x1b[?1049h',
+        '\x1b[?1049l',
+        '\x1b[H\x1b[2J',
+        '\x1b]2;t\x07',
+        '\x1b[?10',
+        '\r',
+        '\x1b[5A',
+        // A color cut by a chunk edge.
+        '\x1b[3',
+        '8;5;208mhalf a color',
+      ),
       weight: 1,
     },
   );
@@ -493,6 +519,47 @@ describe('a screen read during a plain flood reads only its newest screens', () 
     screen.dispose();
   });
 
+  it('a flood of colored and non-ASCII lines is read from its end too, in the same emulator, and stays whole', async () => {
+    const lines = ['\x1b[32m✓\x1b[0m test passes', '\x1b[1;31mFAIL\x1b[0m a.test.ts\r', '中文 ─── e\u0301', 'col\tumn'];
+    const textFlood = (count: number, from: number) =>
+      Array.from({ length: count }, (_, i) => `${from + i} ${lines[(from + i) % lines.length]}\n`).join('');
+    let all = '\x1b]2;build\x07starting\n';
+    const { buffer, screen, emulator } = await lookedAt(all);
+    for (let round = 0; round < 3; round++) {
+      const flood = textFlood(400, round * 400);
+      // As the PTY hands it over: bytes with the text (the non-ASCII chunks are not scanned as plain).
+      for (let at = 0; at < flood.length; at += 4_096) {
+        const part = flood.slice(at, at + 4_096);
+        buffer.append(part, Buffer.from(part, 'utf8'));
+      }
+      all += flood;
+      expect(buffer.rawSince(0).from).toBeGreaterThan(0);
+      const fed = countFed(screen);
+      const snap = await screen.snapshot();
+      expect(emulatorOf(screen) === emulator).toBe(true);
+      expect(snap.rows).toEqual(await reference(all));
+      expect(snap).toMatchObject({ incomplete: false, title: 'build' });
+      // The tail alone: twice the plain room at most, not the 2,000 characters kept.
+      expect(fed()).toBeLessThan(2 * (2 * size.rows + 4) * (size.cols + 1) + 20);
+    }
+    screen.dispose();
+  });
+
+  it('enters a long colored line at its real row edges: its colors take no column', async () => {
+    // The tail begins inside the long line, and two short lines are too few to fill the screen after it: the
+    // entry point is a row edge inside that line, which counting the color's characters would shift by seven.
+    const output = `starting\n${'plain\n'.repeat(200)}\x1b[1;31m${'abcdefghij'.repeat(200)}\n${'x\n'.repeat(2)}end`;
+    const buffer = new OutputBuffer({ maxRawChars: 3_000 });
+    const screen = new LazyScreen(buffer, size, 100);
+    appendScanned(buffer, output);
+    const snap = await screen.snapshot();
+    expect(snap.rows).toEqual(await reference(output));
+    expect(snap.cursor).toMatchObject({ row: 5, col: 3 });
+    // Entered from the end (the line's start, then rows of it), not by the general way.
+    expect((screen as unknown as { tailSkips: number }).tailSkips).toBe(1);
+    screen.dispose();
+  });
+
   it('the first read of a flood that was plain from its first byte is whole', async () => {
     const buffer = new OutputBuffer({ maxRawChars: 2_000 });
     const screen = new LazyScreen(buffer, size, 100);
@@ -527,6 +594,10 @@ describe('a screen read during a plain flood reads only its newest screens', () 
       ['\x1b[?1049h', { alternateScreen: true }],
       ['\x1b[?1l', { applicationCursorKeys: false }],
       ['\x1b]2;other\x07', { title: '' }],
+      ['\x1b7', {}],
+      ['\x1b(0', {}],
+      ['50%\r', {}],
+      ['\x1b[5A', {}],
     ] as const) {
       const { buffer, screen, emulator } = await lookedAt('\x1b]2;build\x07\x1b[?1hstarting\n');
       appendScanned(buffer, plainFlood(200));
@@ -563,7 +634,7 @@ describe('a screen read during a plain flood reads only its newest screens', () 
     const plainOnly = new OutputBuffer({ maxRawChars: 2_000 });
     appendScanned(scanned, output);
     plainOnly.append(output);
-    const [flood, general] = [new LazyScreen(scanned, size, 100), new LazyScreen(plainOnly, size, 100)];
+    const [flood, general] = [new LazyScreen(scanned, size, 100), new LazyScreen(generalWayOnly(plainOnly), size, 100)];
     const [a, b] = [await flood.snapshot(), await general.snapshot()];
     expect(a).toEqual(b);
     expect(a.incomplete).toBe(true);
@@ -579,6 +650,24 @@ describe('a screen read during a plain flood reads only its newest screens', () 
     expect(emulatorOf(screen) === emulator).toBe(false);
     expect(snap.incomplete).toBe(true);
     screen.dispose();
+  });
+
+  /** The buffer as a source that never knows its output to be text: a screen over it takes the general way only. */
+  const generalWayOnly = (buffer: OutputBuffer): ScreenSource => ({
+    get totalRawChars() {
+      return buffer.totalRawChars;
+    },
+    get rawStart() {
+      return buffer.rawStart;
+    },
+    get alternateScreen() {
+      return buffer.alternateScreen;
+    },
+    rawSince: (offset) => buffer.rawSince(offset),
+    lastRawLineFeedBefore: (before) => buffer.lastRawLineFeedBefore(before),
+    noLineFeedFrom: () => false,
+    plainFrom: () => false,
+    onlyTextFrom: () => false,
   });
 
   /** What both ways must agree on. The flood way may know more: see `knewMore`. */
@@ -605,11 +694,11 @@ describe('a screen read during a plain flood reads only its newest screens', () 
         fc.constantFrom(undefined, 600, 3_000),
         async (steps, maxRawChars) => {
           const options = maxRawChars === undefined ? {} : { maxRawChars };
-          // With the bytes (the flood path can apply) and without (the general way only).
+          // With the bytes, as the PTY hands them over, and through a source that knows nothing (the general way).
           const withBytes = new OutputBuffer(options);
           const without = new OutputBuffer(options);
           const flood = new LazyScreen(withBytes, size, 1);
-          const general = new LazyScreen(without, size, 1);
+          const general = new LazyScreen(generalWayOnly(without), size, 1);
           let all = '';
           for (const [text, look] of steps) {
             withBytes.append(text, Buffer.from(text, 'utf8'));
