@@ -31,6 +31,8 @@ export interface ScreenSnapshot {
 const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
 /** Rows of the newest plain output read for a screen during a flood: 2 × rows + 2 must follow the row edge entered at. */
 const plainTailRows = (rows: number): number => 2 * rows + 4;
+/** Colored lines hold more characters than columns: their tail gets this many times the room, for the same rows. */
+const COLORED_TAIL_ROOM = 2;
 const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
 
 /**
@@ -207,8 +209,8 @@ export class LazyScreen {
       current = undefined;
     }
     const size = current === undefined ? this.size : { rows: current.rows, cols: current.cols };
-    // Colored lines hold more characters than columns: twice the room, so the tail still holds the rows it needs.
-    let tailFrom = Math.max(from, end - plainTailRows(size.rows) * (size.cols + 1) * (plain ? 1 : 2));
+    const room = plainTailRows(size.rows) * (size.cols + 1) * (plain ? 1 : COLORED_TAIL_ROOM);
+    let tailFrom = Math.max(from, end - room);
     // Where the line the tail begins in started, which places its row edges: after a line feed (the tail then starts
     // there unless columns can be counted, or at the first line start it holds when none is kept before it); else,
     // along plain output with no line feed since the emulator's offset (dropped output included), where its
@@ -216,14 +218,19 @@ export class LazyScreen {
     // as if at column 0.
     const lineFeed = source.lastRawLineFeedBefore(tailFrom);
     let lineKnown = true;
-    let lineStart = tailFrom;
-    /** The tail starts at the first line start it holds (colors or wide characters, no line start kept before it). */
-    let fromItsFirstLine = false;
+    let lineStart: number;
+    let text: string | undefined;
     if (lineFeed >= from) {
       lineStart = lineFeed + 1;
       if (!plain) tailFrom = lineStart;
     } else if (!plain) {
-      fromItsFirstLine = true;
+      // No line start kept before the tail: it starts at the first one it holds.
+      const held = source.rawSince(tailFrom).text;
+      const first = held.indexOf('\n') + 1;
+      if (first === 0) return undefined;
+      text = held.slice(first);
+      tailFrom += first;
+      lineStart = tailFrom;
     } else if (
       (current !== undefined || this.terminal === undefined) &&
       (!lost || (source.plainFrom(this.fedTo) && source.noLineFeedFrom(this.fedTo)))
@@ -234,14 +241,7 @@ export class LazyScreen {
       current = undefined;
       lineStart = from;
     }
-    let text = source.rawSince(tailFrom).text;
-    if (fromItsFirstLine) {
-      const first = text.indexOf('\n') + 1;
-      if (first === 0) return undefined;
-      text = text.slice(first);
-      tailFrom += first;
-      lineStart = tailFrom;
-    }
+    text ??= source.rawSince(tailFrom).text;
     // The whole backlog is only text (onlyTextFrom): nothing before the tail needs a look.
     const point = skipPointFromTail(text, (tailFrom - lineStart) % size.cols, size, () => true);
     if (point === undefined) return undefined;

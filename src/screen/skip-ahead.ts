@@ -30,7 +30,7 @@ const NOT_PRINTABLE = /[^\x20-\x7e]/;
 /** A character whose width the model does not know (0, 1 or 2 columns, as xterm.js's Unicode tables say). */
 const NON_ASCII = /[^\x00-\x7f]/;
 /** Every SGR sequence of a line: it takes no column. */
-const SGRS = /\x1b\[[0-9;:]*m/g;
+const SGRS = new RegExp(SGR.source, 'g');
 
 /**
  * skipPoint, found from the end of a long backlog: the newest screens are worked out by the cursor model, and what
@@ -103,16 +103,16 @@ function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize)
 }
 
 /**
- * Where a backlog of plain output (printable characters, tabs, SGR, line feed, carriage return, backspace, BEL)
- * can be entered late without changing the screen it ends on: the point after which the screen has scrolled a whole screen
- * height, so nothing visible there survives, with the cursor position at that point. Found by a cheap cursor model
- * over the text (a character loop, far faster than the emulator's parser), for a terminal in xterm's defaults:
- * auto-wrap on, no insert mode, the whole screen as the scroll region, bare line feeds starting a new line
- * (convertEol). A non-ASCII character has a width the model does not know, and a tab moves to a stop: the column
- * is unknown after either until the next line feed or carriage return, and wraps in that stretch are not counted, so the model's row and its count of
- * scrolls never exceed the terminal's (its row stops at the bottom). A point is taken only where both agree: after
- * a line feed the model saw scroll. Undefined when the text does not scroll a screen height past a first scroll, or
- * runs into anything else (any other control or escape sequence).
+ * Where a backlog of plain output (printable characters, tabs, SGR, line feed, carriage return, backspace, BEL) can
+ * be entered late without changing the screen it ends on: the point after which the screen has scrolled a whole
+ * screen height, so nothing visible there survives, with the cursor position at that point. Found by a cheap cursor
+ * model over the text (a character loop, far faster than the emulator's parser), for a terminal in xterm's
+ * defaults: auto-wrap on, no insert mode, the whole screen as the scroll region, bare line feeds starting a new line
+ * (convertEol). A non-ASCII character has a width the model does not know, and a tab moves to a stop: the column is
+ * unknown after either until the next line feed or carriage return, and wraps in that stretch are not counted, so
+ * the model's row and its count of scrolls never exceed the terminal's (its row stops at the bottom). A point is
+ * taken only where both agree: after a line feed the model saw scroll. Undefined when the text does not scroll a
+ * screen height past a first scroll, or runs into anything else (any other control or escape sequence).
  */
 export function skipPointFrom(
   text: string,
