@@ -1,4 +1,5 @@
 import { MAX_TERMINAL_DIMENSION } from '../limits.js';
+import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 
 const SPACE = 0x20;
 /** First capacity of a line's cells; it doubles as the line grows. */
@@ -7,9 +8,6 @@ const INITIAL_LINE_CELLS = 256;
 const SMALL_PART_CHARS = 1_024;
 /** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
 const DECODE_SLICE = 8_192;
-
-export const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
-export const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
 
 /**
  * The terminal line being written, with its cursor: text overwrites in place where the cursor is, erases

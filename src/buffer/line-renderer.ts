@@ -1,7 +1,8 @@
 import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_TERMINAL_DIMENSION } from '../limits.js';
 import { CsiParams } from './csi-params.js';
 import { ColoredRuns } from './colored-runs.js';
-import { isHigh, isLow, LineCells } from './line-cells.js';
+import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
+import { LineCells } from './line-cells.js';
 import type { LineScanner } from './line-scan.js';
 import { indexOrEnd, nextMatch, SPECIAL_BUT_LF } from './special-units.js';
 

@@ -1,4 +1,4 @@
-import { isHigh, isLow } from './line-cells.js';
+import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 
 /** A dropped head is compacted away once it is this long and the larger part of the array. */
 const COMPACT_AT = 1_024;

@@ -1,4 +1,5 @@
 import { MAX_PREFILTER_LITERAL_CHARS, MAX_PREFILTER_LITERALS } from '../limits.js';
+import { isHighSurrogate } from '../text/surrogates.js';
 
 /**
  * Texts of which every match of a pattern contains at least one, whole: a line holding none of them cannot match.
@@ -214,7 +215,7 @@ function shortened(literal: string): string {
   if (literal.length <= MAX_PREFILTER_LITERAL_CHARS) return literal;
   const cut = literal.slice(0, MAX_PREFILTER_LITERAL_CHARS);
   const last = cut.charCodeAt(cut.length - 1);
-  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+  return isHighSurrogate(last) ? cut.slice(0, -1) : cut;
 }
 
 /**

@@ -4,7 +4,9 @@ import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS, SCREEN_SKIP_FROM_CHARS
 import type { KeyModes } from '../keys/encode-key.js';
 import { lastAltToggle, restartPoint } from './reset-points.js';
 import type { ScreenSource } from './screen-source.js';
-import { skipPoint, skipPointFromTail } from './skip-ahead.js';
+import { isHighSurrogate } from '../text/surrogates.js';
+import { ENTER_ALTERNATE_SCREEN, floodTail } from './flood-tail.js';
+import { skipPoint } from './skip-ahead.js';
 import {
   createTerminal,
   cursorHidden,
@@ -27,13 +29,6 @@ export interface ScreenSnapshot {
   /** Output the screen depends on was dropped before the emulator saw it: parts drawn earlier may be missing. */
   readonly incomplete: boolean;
 }
-
-const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
-/** Rows of the newest plain output read for a screen during a flood: 2 × rows + 2 must follow the row edge entered at. */
-const plainTailRows = (rows: number): number => 2 * rows + 4;
-/** Colored lines hold more characters than columns: their tail gets this many times the room, for the same rows. */
-const COLORED_TAIL_ROOM = 2;
-const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
 
 /**
  * A PTY's screen, emulated lazily: nothing runs in the ingest path. The emulator (@xterm/headless) is made on first
@@ -176,90 +171,26 @@ export class LazyScreen {
     return terminal;
   }
 
-  /**
-   * A screen read during a flood of text (printable characters, line feeds and colors, as the buffer knows per chunk
-   * at no cost) reads only the newest few screens of it: no switch, clear, mode or cursor move can be in the
-   * backlog, so the screen is its last rows, entered at a row edge found from the end (skip-ahead.ts). Nothing else
-   * of the megabyte kept is joined or scanned. Undefined when that does not apply; the general way then gives the
-   * same rows.
-   *
-   * A flood that outruns the kept output between two reads has dropped some before the emulator saw it. When what
-   * was dropped was only text too, it changed no state, and the tail scrolls all of it off: the emulator goes on as
-   * if fed every byte, and the screen stays whole. (Starting a fresh emulator at every read of such a flood cost
-   * about 1.5 ms of host CPU a read, and called a complete screen incomplete.) The tail must then show where its
-   * first line began, since the dropped output took the cursor's column with it.
-   *
-   * Columns are counted by characters only over plain output (printable ASCII): past a color or a wide character
-   * they are not, so then the tail starts at the start of a line it holds.
-   */
+  /** The flood way (flood-tail.ts): the emulator goes on, or a fresh one starts, with the tail to feed it. */
   private plainFloodTail(): { terminal: XtermTerminal; text: string; end: number } | undefined {
-    const source = this.source;
-    const end = source.totalRawChars;
-    const from = Math.max(this.fedTo, source.rawStart);
-    if (end - from < this.skipFromChars || !source.onlyTextFrom(from)) return undefined;
-    // Characters are columns from `from` on (and the emulator's cursor counts for a line it began).
-    const plain = source.plainFrom(from);
-    const lost = from > this.fedTo;
-    // Before any emulator, fedTo is 0: then all output ever was only text, as a fresh emulator assumes.
-    const lostText = lost && source.onlyTextFrom(this.fedTo);
-    let current = this.terminal !== undefined && (!lost || lostText) ? this.terminal : undefined;
-    if (current !== undefined && !plainDefaults(current)) {
-      if (!lost) return undefined;
-      // Its modes are the program's, a fresh emulator's are not: a restart, as for any other loss.
-      current = undefined;
-    }
-    const size = current === undefined ? this.size : { rows: current.rows, cols: current.cols };
-    const room = plainTailRows(size.rows) * (size.cols + 1) * (plain ? 1 : COLORED_TAIL_ROOM);
-    let tailFrom = Math.max(from, end - room);
-    // Where the line the tail begins in started, which places its row edges: after a line feed (the tail then starts
-    // there unless columns can be counted, or at the first line start it holds when none is kept before it); else,
-    // along plain output with no line feed since the emulator's offset (dropped output included), where its
-    // cursor's line began (a fresh one's offset is 0, at column 0). Else it is not known: a restart, fed from `from`
-    // as if at column 0.
-    const lineFeed = source.lastRawLineFeedBefore(tailFrom);
-    let lineKnown = true;
-    let lineStart: number;
-    let text: string | undefined;
-    if (lineFeed >= from) {
-      lineStart = lineFeed + 1;
-      if (!plain) tailFrom = lineStart;
-    } else if (!plain) {
-      // No line start kept before the tail: it starts at the first one it holds.
-      const held = source.rawSince(tailFrom).text;
-      const first = held.indexOf('\n') + 1;
-      if (first === 0) return undefined;
-      text = held.slice(first);
-      tailFrom += first;
-      lineStart = tailFrom;
-    } else if (
-      (current !== undefined || this.terminal === undefined) &&
-      (!lost || (source.plainFrom(this.fedTo) && source.noLineFeedFrom(this.fedTo)))
-    ) {
-      lineStart = this.fedTo - (current === undefined ? 0 : current.buffer.active.cursorX);
-    } else {
-      lineKnown = false;
-      current = undefined;
-      lineStart = from;
-    }
-    text ??= source.rawSince(tailFrom).text;
-    // The whole backlog is only text (onlyTextFrom): nothing before the tail needs a look.
-    const point = skipPointFromTail(text, (tailFrom - lineStart) % size.cols, size, () => true);
-    if (point === undefined) return undefined;
-    const alternate = this.source.alternateScreen;
-    let prefix = '';
-    let terminal = current;
-    if (terminal === undefined) {
-      const whole = lostText && this.terminal === undefined && lineKnown;
-      this.terminal?.dispose();
-      terminal = this.fresh();
-      // As restartPoint says of plain output: nothing in it redraws the whole screen.
-      this.incomplete = from > 0 && !whole;
-      this.normalScreenLost = this.incomplete;
-      if (from > 0 && alternate) prefix = ENTER_ALTERNATE_SCREEN;
-    }
+    const tail = floodTail(this.source, {
+      terminal: this.terminal,
+      fedTo: this.fedTo,
+      size: this.size,
+      skipFromChars: this.skipFromChars,
+    });
+    if (tail === undefined) return undefined;
     this.skips++;
     this.tailSkips++;
-    return { terminal, text: `${prefix}\x1b[${point.row + 1};${point.col + 1}H${text.slice(point.index)}`, end };
+    return match(tail)
+      .with({ kind: 'go-on' }, ({ terminal, text, end }) => ({ terminal, text, end }))
+      .with({ kind: 'fresh' }, ({ text, end, incomplete }) => {
+        this.terminal?.dispose();
+        this.incomplete = incomplete;
+        this.normalScreenLost = incomplete;
+        return { terminal: this.fresh(), text, end };
+      })
+      .exhaustive();
   }
 
   /**

@@ -612,6 +612,18 @@ describe('a screen read during a flood of text reads only its newest screens', (
     }
   });
 
+  it('restarted on the alternate screen, says the normal screen beneath it incomplete when the program leaves', async () => {
+    const { buffer, screen } = await lookedAt('starting\n');
+    buffer.append('\x1b[?1049h');
+    appendScanned(buffer, plainFlood(500));
+    expect(await screen.snapshot()).toMatchObject({ alternateScreen: true, incomplete: true });
+    buffer.append('\x1b[H\x1b[2Jredrawn');
+    expect(await screen.snapshot()).toMatchObject({ alternateScreen: true, incomplete: false });
+    buffer.append('\x1b[?1049l');
+    expect(await screen.snapshot()).toMatchObject({ alternateScreen: false, incomplete: true });
+    screen.dispose();
+  });
+
   it('goes on along one long line whose start was dropped: no line feed came since it last fed', async () => {
     let all = 'starting\n';
     const { buffer, screen, emulator } = await lookedAt(all);
