@@ -16,6 +16,7 @@ import { kill } from './suites/kill.js';
 import { lag } from './suites/lag.js';
 import { loop } from './suites/loop.js';
 import { memory } from './suites/memory.js';
+import { pipeline } from './suites/pipeline.js';
 import { read } from './suites/read.js';
 import { scan } from './suites/scan.js';
 import { search } from './suites/search.js';
@@ -24,6 +25,7 @@ import { spawnLatency } from './suites/spawn.js';
 const SUITES: ReadonlyArray<{ name: string; aliases?: string[]; run: (cfg: BenchConfig) => Promise<Row[]> }> = [
   { name: 'ingest', aliases: ['cpu'], run: ingest },
   { name: 'buffer', run: buffer },
+  { name: 'pipeline', run: pipeline },
   { name: 'scan', run: scan },
   { name: 'memory', run: memory },
   { name: 'read', run: read },

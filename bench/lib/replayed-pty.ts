@@ -1,0 +1,68 @@
+import { EMPTY, Observable } from 'rxjs';
+import type { PtyHandle, ptyProcess$ } from '../../src/streams/pty-process.js';
+import { exitEvent, outputEvent, type PtyEvent, startedEvent } from '../../src/streams/pty-events.js';
+import { NO_MEMBERS } from '../../src/streams/session-report.js';
+import { Utf8Chunks } from '../../src/streams/utf8-chunks.js';
+
+/** No process behind it: nothing to write to, nothing to end. */
+const NO_PROCESS: PtyHandle = {
+  pid: 0,
+  terminalSid: null,
+  write: () => Promise.resolve(0),
+  terminal: () => undefined,
+  terminate: () => EMPTY,
+};
+
+/** Called as each chunk is handed on: 0-based index of the chunk. */
+export type ChunkHook = (index: number) => void;
+
+/**
+ * A PTY's event stream with no process: `chunks` decoded as pty-process decodes them (Utf8Chunks), one chunk per
+ * turn of the event loop, as a pipe's reads come; then the exit. What the core does with a flood, without the
+ * pipe, the kernel and the other processes that share the machine.
+ */
+export function replayedPty(chunks: readonly Buffer[], onChunk?: ChunkHook): typeof ptyProcess$ {
+  return () =>
+    new Observable<PtyEvent>((subscriber) => {
+      subscriber.next(startedEvent(NO_PROCESS));
+      const decoder = new Utf8Chunks();
+      let next = 0;
+      let stopped = false;
+      const step = () => {
+        if (stopped) return;
+        if (next === chunks.length) {
+          subscriber.next(
+            exitEvent({ exitCode: 0, signal: null, inferredSignal: null, scriptStderr: '', lingering: NO_MEMBERS }),
+          );
+          subscriber.complete();
+          return;
+        }
+        const chunk = chunks[next] as Buffer;
+        subscriber.next(outputEvent(decoder.write(chunk), chunk));
+        onChunk?.(next++);
+        setImmediate(step);
+      };
+      setImmediate(step);
+      return () => {
+        stopped = true;
+      };
+    });
+}
+
+/**
+ * The same delivery with nobody behind it: each chunk decoded in its own turn, its characters counted. What the
+ * replay itself costs, for the core's share to be told from it.
+ */
+export function replayOnly(chunks: readonly Buffer[]): Promise<number> {
+  return new Promise((resolve) => {
+    const decoder = new Utf8Chunks();
+    let next = 0;
+    let chars = 0;
+    const step = () => {
+      if (next === chunks.length) return resolve(chars);
+      chars += decoder.write(chunks[next++] as Buffer).length;
+      setImmediate(step);
+    };
+    setImmediate(step);
+  });
+}
