@@ -239,6 +239,11 @@ export class LineRenderer {
   }
 
   /** Between sequences, with no half of a surrogate pair held: the next chunk starts afresh. */
+  /** Whether no escape sequence is under way: one cut by a chunk's end has not taken effect yet. */
+  get betweenSequences(): boolean {
+    return this.state === State.Ground;
+  }
+
   get atGround(): boolean {
     return this.state === State.Ground && this.pendingHigh === '';
   }

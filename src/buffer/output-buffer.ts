@@ -120,7 +120,8 @@ export class OutputBuffer {
   }
 
   private appendPart(chunk: string, bytes: Uint8Array | undefined): void {
-    this.raw.append(chunk);
+    // Where the chunk starts, the renderer has taken every switch before it, unless one is cut there.
+    this.raw.append(chunk, this.renderer.betweenSequences ? this.renderer.alternateScreen : undefined);
     // Same length and all of it ASCII: the decoder carried nothing over, so byte i is character i.
     const scanned =
       this.scanner !== undefined && bytes?.length === chunk.length && this.scanner.load(bytes)
@@ -259,6 +260,14 @@ export class OutputBuffer {
    */
   get alternateScreen(): boolean {
     return this.renderer.alternateScreen;
+  }
+
+  /**
+   * The kept raw chunk holding absolute raw offset `offset`, from its own start (which may be older than rawStart),
+   * and whether the program was on the alternate screen there (undefined if unknown); undefined past the end.
+   */
+  rawChunkAt(offset: number): { text: string; start: number; alternateAtStart: boolean | undefined } | undefined {
+    return this.raw.chunkAt(offset);
   }
 
   /** Absolute raw offset of the oldest kept raw character. */

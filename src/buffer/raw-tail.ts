@@ -2,6 +2,8 @@ import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surr
 
 /** A dropped head is compacted away once it is this long and the larger part of the array. */
 const COMPACT_AT = 1_024;
+/** A chunk's alternate-screen state at its start is not known (an escape sequence was cut there). */
+const UNKNOWN = 2;
 
 /**
  * The newest raw text, kept as the chunks it arrived in: an append copies nothing, and whole chunks are dropped
@@ -22,6 +24,8 @@ export class RawTail {
    * it would cost more than the reads save.
    */
   private lineFeeds: number[] = [];
+  /** Per kept chunk, whether the program was on the alternate screen where it starts: 1, 0, or UNKNOWN. */
+  private alternates: number[] = [];
   /** Index of the oldest kept chunk; the slots before it are dropped. */
   private head = 0;
   /** Characters in the kept chunks. */
@@ -33,9 +37,11 @@ export class RawTail {
 
   constructor(private readonly max: number) {}
 
-  append(chunk: string): void {
+  /** `alternateAtStart`: whether the program was on the alternate screen where `chunk` starts, if known. */
+  append(chunk: string, alternateAtStart?: boolean): void {
     const lineFeed = chunk.indexOf('\n');
     this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
+    this.alternates.push(alternateAtStart === undefined ? UNKNOWN : alternateAtStart ? 1 : 0);
     this.total += chunk.length;
     if (lineFeed !== -1) this.lineFeedChunkEnd = this.total;
     this.kept += chunk.length;
@@ -50,6 +56,7 @@ export class RawTail {
     if (this.head >= COMPACT_AT && this.head * 2 >= this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
       this.lineFeeds = this.lineFeeds.slice(this.head);
+      this.alternates = this.alternates.slice(this.head);
       this.head = 0;
     }
   }
@@ -108,6 +115,25 @@ export class RawTail {
     while (index > this.head && start > from) start -= (this.chunks[--index] as string).length;
     const parts = this.chunks.slice(index);
     return { text: (parts.length === 1 ? (parts[0] as string) : parts.join('')).slice(from - start), from };
+  }
+
+  /**
+   * The kept chunk that holds absolute offset `offset` (its part before the oldest readable character included), its
+   * absolute start, and whether the program was on the alternate screen where it starts (undefined if not known);
+   * undefined when `offset` is not in a kept chunk (at the end, or dropped).
+   */
+  chunkAt(offset: number): { text: string; start: number; alternateAtStart: boolean | undefined } | undefined {
+    let end = this.total;
+    for (let index = this.chunks.length - 1; index >= this.head; index--) {
+      const text = this.chunks[index] as string;
+      const start = end - text.length;
+      if (start <= offset && offset < end) {
+        const alternate = this.alternates[index] as number;
+        return { text, start, alternateAtStart: alternate === UNKNOWN ? undefined : alternate === 1 };
+      }
+      end = start;
+    }
+    return undefined;
   }
 
   /**

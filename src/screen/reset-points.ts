@@ -5,6 +5,8 @@
 
 /** Alternate screen on/off: xterm's 1049 (saves the cursor), 1047, and the original 47. */
 const ALT_SCREEN_TOGGLE = /\x1b\[\?(?:1049|1047|47)([hl])/g;
+/** The same, or a full reset (`ESC c`), which leaves the alternate screen too: what sets which screen shows. */
+const SCREEN_STATE_CHANGE = /\x1b\[\?(?:1049|1047|47)([hl])|\x1bc/g;
 /**
  * Sequences that print nothing (CSI: modes, colors, erases of what is blank anyway), then an absolute cursor move
  * (CUP, HVP) or a full reset, from a given index on. Switching to the alternate screen, and clearing the screen,
@@ -52,15 +54,53 @@ export function lastAltToggle(text: string, before = text.length): AltToggle | u
  * does nothing in a terminal (xterm keeps the alternate screen's content), so it redraws nothing either.
  */
 function lastAltSwitch(text: string, initial: boolean | undefined): AltToggle | undefined {
-  ALT_SCREEN_TOGGLE.lastIndex = 0;
+  SCREEN_STATE_CHANGE.lastIndex = 0;
   let state = initial;
   let last: AltToggle | undefined;
-  for (let m = ALT_SCREEN_TOGGLE.exec(text); m !== null; m = ALT_SCREEN_TOGGLE.exec(text)) {
+  for (let m = SCREEN_STATE_CHANGE.exec(text); m !== null; m = SCREEN_STATE_CHANGE.exec(text)) {
+    // A full reset is a clear (see restartPoint), not a switch; after it the normal screen shows.
+    if (m[1] === undefined) {
+      state = false;
+      continue;
+    }
     const enter = m[1] === 'h';
     if (state !== enter) last = { index: m.index, end: m.index + m[0].length, enter };
     state = enter;
   }
   return last;
+}
+
+/**
+ * Whether the program was on the alternate screen at index `at` of `text`, given whether it was where `text` starts
+ * (undefined: not known, and then neither is the answer). Every switch and full reset that begins before `at` has
+ * taken effect, one that `at` cuts in two included: text read from `at` shows only its end, which no pattern sees.
+ */
+export function alternateAt(text: string, at: number, initial: boolean | undefined): boolean | undefined {
+  if (initial === undefined) return undefined;
+  SCREEN_STATE_CHANGE.lastIndex = 0;
+  let state = initial;
+  for (let m = SCREEN_STATE_CHANGE.exec(text); m !== null && m.index < at; m = SCREEN_STATE_CHANGE.exec(text))
+    state = m[1] === 'h';
+  return state;
+}
+
+/**
+ * One escape sequence from its ESC: CSI, a string (OSC, DCS, SOS, PM, APC) to its terminator or the next ESC, or a
+ * two-character escape with its intermediates.
+ */
+const ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])/y;
+
+/**
+ * How many characters from index `at` of `text` end an escape sequence begun before `at` (0 when none is cut
+ * there): a fresh emulator fed from `at` would print them as text.
+ */
+export function cutSequenceTail(text: string, at: number): number {
+  // (lastIndexOf takes a negative start as 0, where an ESC would be found at `at` itself.)
+  const escape = at === 0 ? -1 : text.lastIndexOf('\x1b', at - 1);
+  if (escape === -1) return 0;
+  ESCAPE_SEQUENCE.lastIndex = escape;
+  if (!ESCAPE_SEQUENCE.test(text)) return 0;
+  return Math.max(ESCAPE_SEQUENCE.lastIndex - at, 0);
 }
 
 /** The newest whole-screen clear or full reset. */

@@ -119,3 +119,51 @@ describe('OutputBuffer raw helpers for a screen read from the end (rawStart, las
     expect(buffer.plainFrom(buffer.totalRawChars)).toBe(true);
   });
 });
+
+describe('OutputBuffer.rawChunkAt: the kept chunk around an offset, and the screen it began on', () => {
+  it('keeps each chunk with its screen across the compactions of a long run of chunks', () => {
+    const buffer = new OutputBuffer({ maxRawChars: 50 });
+    // Chunk k starts on the alternate screen when k is odd: each even chunk enters it, each odd one leaves it.
+    for (let k = 0; k < 5_000; k++) buffer.append(k % 2 === 0 ? `${k}\x1b[?1049h` : `${k}\x1b[?1049l`);
+    for (let offset = buffer.rawStart; offset < buffer.totalRawChars; offset++) {
+      const found = buffer.rawChunkAt(offset);
+      const k = Number(/^\d+/.exec(found?.text ?? '')?.[0]);
+      expect(found?.alternateAtStart).toBe(k % 2 === 1);
+    }
+  });
+
+  it('property: each kept chunk whole from its start, with the alternate screen as a buffer fed up to it says', () => {
+    const chunk = fc.oneof(
+      fc.constantFrom('\x1b[?1049h', '\x1b[?1049l', '\x1bc', 'text\n', '\x1b[?10', '49h', '\x1b]2;t', '\x07'),
+      fc.string({ maxLength: 30 }),
+    );
+    fc.assert(
+      fc.property(fc.array(chunk, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }), (chunks, max) => {
+        const buffer = new OutputBuffer({ maxRawChars: max });
+        /** Per chunk appended: its start, and the screen a buffer fed every chunk before it is on, if between sequences. */
+        const model: Array<{ text: string; start: number; alternateAtStart: boolean | undefined }> = [];
+        const before = new OutputBuffer();
+        let start = 0;
+        for (const text of chunks) {
+          if (text === '') continue;
+          // A sequence cut by the chunk's start: the raw text ends inside one (ESC with no final yet, or an open OSC).
+          const open = /\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*)?$/.test(before.rawText());
+          model.push({ text, start, alternateAtStart: open ? undefined : before.alternateScreen });
+          buffer.append(text);
+          before.append(text);
+          start += text.length;
+        }
+        for (let offset = 0; offset <= buffer.totalRawChars; offset++) {
+          const found = buffer.rawChunkAt(offset);
+          if (offset < buffer.rawStart || offset === buffer.totalRawChars) {
+            // Dropped offsets may still be in the oldest kept chunk; past the end there is none.
+            if (offset === buffer.totalRawChars) expect(found).toBeUndefined();
+            if (found === undefined) continue;
+          }
+          const expected = model.find((c) => c.start <= offset && offset < c.start + c.text.length);
+          expect(found).toEqual(expected);
+        }
+      }),
+    );
+  });
+});

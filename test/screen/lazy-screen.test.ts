@@ -2,7 +2,7 @@ import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { LazyScreen, type ScreenSnapshot, screenRows } from '../../src/screen/lazy-screen.js';
-import { restartPoint } from '../../src/screen/reset-points.js';
+import { alternateAt, cutSequenceTail, restartPoint } from '../../src/screen/reset-points.js';
 import type { ScreenSource } from '../../src/screen/screen-source.js';
 import { createTerminal, emulatorSpecimens, type XtermTerminal } from '../../src/screen/xterm.js';
 
@@ -106,6 +106,37 @@ describe('LazyScreen', () => {
     expect(snap.rows[0]).not.toBe('HEADER');
   });
 
+  it('takes a switch to the alternate screen it was already on, in what is kept, for nothing: what was drawn stays', async () => {
+    // Found by the property below (seed 456438770): the first switch was dropped, and the restart took the second for
+    // a fresh alternate screen, hiding the `a` drawn between them while saying the screen was whole.
+    const cases: Array<{ chunks: string[]; maxRaw: number; incomplete: boolean }> = [
+      // Kept from a chunk's start: the second switch changes nothing, so the clear before it is where to restart.
+      { chunks: ['\x1b[?1049hxyz', '\x1b[H\x1b[2Jabc', '\x1b[?1049h', '\x1b[3;4H'], maxRaw: 24, incomplete: false },
+      // Kept from inside a chunk: its part before the cut still tells the screen it was on.
+      { chunks: ['\x1b[?1049hxyz\x1b[H\x1b[2Jabc', '\x1b[?1049h\x1b[3;4H'], maxRaw: 24, incomplete: false },
+      // A full reset in between leaves the alternate screen: the second switch is a switch again.
+      { chunks: ['\x1b[?1049h', 'a\x1bcb', '\x1b[?1049h', '\x1b[3;4Hc'], maxRaw: 19, incomplete: false },
+      // Nothing kept redraws the screen: where the `a` went is not known.
+      { chunks: ['\x1b[?1049h', 'a', '\x1b[?1049h', '\x1b[3;4H'], maxRaw: 15, incomplete: true },
+      // The cut through the first switch itself: it took effect, though what is kept shows only its end, which is
+      // not text and is not shown.
+      { chunks: ['\x1b[?1049h', 'a', '\x1b[?1049h', '\x1b[3;4H'], maxRaw: 20, incomplete: true },
+      { chunks: ['\x1b[?1049ha\x1b[?1049h\x1b[3;4H'], maxRaw: 20, incomplete: true },
+    ];
+    for (const { chunks, maxRaw, incomplete } of cases) {
+      const { screen, buffer } = screenOf(chunks, maxRaw);
+      expect(buffer.rawSince(0).from).toBeGreaterThan(0);
+      const snap = await screen.snapshot();
+      expect({ chunks, rows: snap.rows, incomplete: snap.incomplete, alternateScreen: snap.alternateScreen }).toEqual({
+        chunks,
+        rows: await reference(chunks.join('')),
+        incomplete,
+        alternateScreen: true,
+      });
+      screen.dispose();
+    }
+  });
+
   it('restarts on the alternate screen it is known to be on, and is whole again after a redraw', async () => {
     const { screen, buffer } = screenOf(['\x1b[?1049h\x1b[H\x1b[2J'], 100);
     expect(screen.alternateScreenActive()).toBe(true);
@@ -193,6 +224,61 @@ describe('LazyScreen', () => {
 });
 
 describe('restart points', () => {
+  // Output as tokens: each sequence whole, text without ESC. What a cut at any index leaves, and which screen shows
+  // there, follow from the tokens alone.
+  const token: fc.Arbitrary<{ text: string; screen?: boolean }> = fc.oneof(
+    fc.constantFrom(
+      { text: '\x1b[?1049h', screen: true },
+      { text: '\x1b[?1049l', screen: false },
+      { text: '\x1b[?1047h', screen: true },
+      { text: '\x1b[?47l', screen: false },
+      { text: '\x1bc', screen: false },
+      { text: '\x1b[3;4H' },
+      { text: '\x1b[38;5;208m' },
+      { text: '\x1b]2;a title\x07' },
+      { text: '\x1b]0;t\x1b\\' },
+      { text: '\x1b(0' },
+      { text: '\x1b7' },
+    ),
+    fc
+      .string({ unit: fc.constantFrom('a', ' ', '[', '?', '中'), minLength: 1, maxLength: 6 })
+      .map((text) => ({ text })),
+  );
+
+  it('property: a cut through a sequence leaves its end, and none elsewhere', () => {
+    fc.assert(
+      fc.property(fc.array(token, { minLength: 1, maxLength: 12 }), fc.nat(), (tokens, pick) => {
+        const text = tokens.map((t) => t.text).join('');
+        const at = pick % (text.length + 1);
+        let start = 0;
+        let expected = 0;
+        for (const t of tokens) {
+          const end = start + t.text.length;
+          if (t.text.startsWith('\x1b') && start < at && at < end) expected = end - at;
+          start = end;
+        }
+        expect(cutSequenceTail(text, at)).toBe(expected);
+      }),
+    );
+  });
+
+  it('property: the screen shown at a cut is the one every switch and reset begun before it left', () => {
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 12 }), fc.nat(), fc.boolean(), (tokens, pick, initial) => {
+        const text = tokens.map((t) => t.text).join('');
+        const at = pick % (text.length + 1);
+        let start = 0;
+        let expected = initial;
+        for (const t of tokens) {
+          if (start < at && t.screen !== undefined) expected = t.screen;
+          start += t.text.length;
+        }
+        expect(alternateAt(text, at, initial)).toBe(expected);
+        expect(alternateAt(text, at, undefined)).toBeUndefined();
+      }),
+    );
+  });
+
   it('prefer the newest switch to the alternate screen, a clear after leaving it, and flag nothing found', () => {
     expect(restartPoint('aa\x1b[2Jbb\x1b[?1049h\x1b[Hcc\x1b[2Jdd', false)).toMatchObject({
       kind: 'alternate',
@@ -264,6 +350,13 @@ describe('restart points', () => {
     expect(restartPoint('a\x1b[?1049hb\x1b[?1049hc', true)).toMatchObject({ kind: 'alternate', index: 1 });
     // A leave while on the normal screen already changes nothing either.
     expect(restartPoint('x\x1b[?1049ly\x1b[2Jz', false, false)).toMatchObject({ kind: 'clear', index: 10 });
+    // A full reset leaves the alternate screen: the switch after it is one again, and the newest.
+    expect(restartPoint('\x1b[?1049hx\x1bcy\x1b[?1049h\x1b[Hz', false, false)).toEqual({
+      kind: 'alternate',
+      index: 12,
+      enterAlternate: false,
+      incomplete: false,
+    });
   });
 });
 
@@ -676,6 +769,7 @@ describe('a screen read during a flood of text reads only its newest screens', (
       return buffer.alternateScreen;
     },
     rawSince: (offset) => buffer.rawSince(offset),
+    rawChunkAt: (offset) => buffer.rawChunkAt(offset),
     lastRawLineFeedBefore: (before) => buffer.lastRawLineFeedBefore(before),
     noLineFeedFrom: () => false,
     plainFrom: () => false,
