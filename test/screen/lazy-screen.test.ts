@@ -815,8 +815,9 @@ describe('a screen read during a flood of text reads only its newest screens', (
             counts.reads++;
             expect(shown(a)).toEqual(shown(b));
             // Dropped plain output changed nothing the emulator holds: the flood way stays whole where the general
-            // way restarts; never the other way round.
-            if (!b.incomplete) expect(a).toEqual(b);
+            // way restarts; never the other way round. A restart keeps no title from before its point, so the
+            // general way may have lost one the flood way kept (found by seed -1511278038): checked below.
+            if (!b.incomplete) expect({ ...a, title: b.title }).toEqual(b);
             if (a.incomplete !== b.incomplete) counts.knewMore++;
             if (!a.incomplete) {
               const whole = createTerminal(size);
@@ -828,12 +829,13 @@ describe('a screen read during a flood of text reads only its newest screens', (
               // the other properties here hold it: a restart keeps no cursor or title from before its point.
               expect(a.alternateScreen).toBe(whole.buffer.active.type === 'alternate');
               if (maxRawChars === undefined) expect(a.title).toBe(title);
+              else expect([title, b.title]).toContain(a.title);
               whole.dispose();
             }
           }
           const [a, b] = [await flood.snapshot(), await general.snapshot()];
           expect(shown(a)).toEqual(shown(b));
-          if (!b.incomplete) expect(a).toEqual(b);
+          if (!b.incomplete) expect({ ...a, title: b.title }).toEqual(b);
           counts.fromTail += (flood as unknown as { tailSkips: number }).tailSkips;
           flood.dispose();
           general.dispose();
