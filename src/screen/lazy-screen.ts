@@ -40,6 +40,12 @@ export interface ScreenSnapshot {
 export class LazyScreen {
   private terminal: XtermTerminal | undefined;
   private title = '';
+  /**
+   * The emulator's title listener: it closes over this screen, and so over the PTY's whole buffer. Removed when the
+   * emulator is retired as a specimen, which outlives the PTY (a heap snapshot found a removed PTY's megabyte kept
+   * that way, docs/PERFORMANCE.md, thirteenth session).
+   */
+  private titleListener: { dispose(): void } | undefined;
   private fedTo = 0;
   private incomplete = false;
   /** Restarted on the alternate screen: the normal screen beneath it was never seen, and shows again when it leaves. */
@@ -101,6 +107,8 @@ export class LazyScreen {
     this.disposed = true;
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
+    this.titleListener?.dispose();
+    this.titleListener = undefined;
     if (this.terminal !== undefined) retireTerminal(this.terminal);
     this.terminal = undefined;
   }
@@ -250,7 +258,7 @@ export class LazyScreen {
   private fresh(): XtermTerminal {
     const terminal = createTerminal(this.size);
     this.title = '';
-    terminal.onTitleChange((title) => (this.title = title));
+    this.titleListener = terminal.onTitleChange((title) => (this.title = title));
     this.terminal = terminal;
     return terminal;
   }

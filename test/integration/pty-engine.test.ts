@@ -173,10 +173,15 @@ describe('PTY engine with real script processes', () => {
     expect(child?.pid).toBe(pid);
     expect(child?.exitCode).toBe(0);
     expect(child?.stdio.length).toBeGreaterThanOrEqual(3);
+    // No listener of its stream is left on it: each closed over the stream's subscriber, and through it the PTY's
+    // buffer (a heap snapshot found a removed PTY's megabyte kept that way). Each pipe keeps one that holds nothing.
+    expect(child?.eventNames()).toEqual([]);
     for (const stream of child?.stdio ?? []) {
       if (!stream) continue;
       expect(stream.destroyed).toBe(true);
       if ('readableLength' in stream) expect(stream.readableLength).toBe(0);
+      expect(stream.eventNames()).toEqual(['error']);
+      expect(stream.listenerCount('error')).toBe(1);
     }
     await probe.dispose();
     // The next PTY's child takes its place.

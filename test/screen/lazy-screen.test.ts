@@ -5,6 +5,7 @@ import { LazyScreen, type ScreenSnapshot, screenRows } from '../../src/screen/la
 import { alternateAt, cutSequenceTail, restartPoint } from '../../src/screen/reset-points.js';
 import type { ScreenSource } from '../../src/screen/screen-source.js';
 import { createTerminal, emulatorSpecimens, type XtermTerminal } from '../../src/screen/xterm.js';
+import { gc } from '../support/v8-natives.js';
 
 const size = { rows: 6, cols: 20 };
 
@@ -926,6 +927,25 @@ describe('the alternate screen, known from every switch the program wrote', () =
     // No more output: the only write left is the empty one that waits to blank the retired emulator (retireTerminal).
     expect(writes.mock.calls.filter(([data]) => data !== '')).toEqual([]);
     await expect(screen.snapshot()).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('keeps nothing of a removed PTY through its retired emulator: neither its screen nor its buffer', async () => {
+    // Made in a function of its own, so that nothing in this test's scope holds them.
+    const removed = async () => {
+      const { screen, buffer } = screenOf(['secret output\n', 'x'.repeat(100_000)]);
+      await screen.snapshot();
+      screen.dispose();
+      return [new WeakRef(screen), new WeakRef(buffer)];
+    };
+    const refs = await removed();
+    // The reset of the retired emulator waits for its queued writes.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    // Before: the emulator's title listener closed over the screen, and the screen over the buffer.
+    expect(refs.map((ref) => ref.deref() === undefined)).toEqual([true, true]);
+    expect(emulatorSpecimens.specimens).toHaveLength(1);
   });
 
   it("keeps a removed PTY's emulator blank until the next removal, which disposes it", async () => {
