@@ -120,6 +120,33 @@ describe('OutputBuffer raw helpers for a screen read from the end (rawStart, las
   });
 });
 
+/**
+ * Whether a VT parser is inside an escape sequence, for the sequences these tests write: ESC and its intermediates,
+ * CSI, OSC to BEL or ESC. C0 controls inside ESC or CSI are executed and end neither; CAN and SUB abandon any.
+ */
+class SequenceParser {
+  private state: 'ground' | 'escape' | 'csi' | 'osc' = 'ground';
+
+  get open(): boolean {
+    return this.state !== 'ground';
+  }
+
+  feed(text: string): void {
+    for (const char of text) {
+      const unit = char.charCodeAt(0);
+      if (unit === 0x18 || unit === 0x1a) this.state = 'ground';
+      else if (unit === 0x1b) this.state = 'escape';
+      else if (this.state === 'escape') {
+        if (char === '[') this.state = 'csi';
+        else if (char === ']') this.state = 'osc';
+        else if (unit > 0x2f) this.state = 'ground';
+      } else if (this.state === 'csi') {
+        if ((unit >= 0x40 && unit <= 0x7e) || unit > 0x7f) this.state = 'ground';
+      } else if (this.state === 'osc' && unit === 0x07) this.state = 'ground';
+    }
+  }
+}
+
 describe('OutputBuffer.rawChunkAt: the kept chunk around an offset, and the screen it began on', () => {
   it('keeps each chunk with its screen across the compactions of a long run of chunks', () => {
     const buffer = new OutputBuffer({ maxRawChars: 50 });
@@ -143,14 +170,15 @@ describe('OutputBuffer.rawChunkAt: the kept chunk around an offset, and the scre
         /** Per chunk appended: its start, and the screen a buffer fed every chunk before it is on, if between sequences. */
         const model: Array<{ text: string; start: number; alternateAtStart: boolean | undefined }> = [];
         const before = new OutputBuffer();
+        const parser = new SequenceParser();
         let start = 0;
         for (const text of chunks) {
           if (text === '') continue;
-          // A sequence cut by the chunk's start: the raw text ends inside one (ESC with no final yet, or an open OSC).
-          const open = /\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*)?$/.test(before.rawText());
-          model.push({ text, start, alternateAtStart: open ? undefined : before.alternateScreen });
+          // A sequence cut by the chunk's start leaves the screen there unknown.
+          model.push({ text, start, alternateAtStart: parser.open ? undefined : before.alternateScreen });
           buffer.append(text);
           before.append(text);
+          parser.feed(text);
           start += text.length;
         }
         for (let offset = 0; offset <= buffer.totalRawChars; offset++) {
