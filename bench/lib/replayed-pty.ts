@@ -1,17 +1,8 @@
-import { EMPTY, Observable } from 'rxjs';
-import type { PtyHandle, ptyProcess$ } from '../../src/streams/pty-process.js';
-import { exitEvent, outputEvent, type PtyEvent, startedEvent } from '../../src/streams/pty-events.js';
+import { Observable } from 'rxjs';
+import type { ptyProcess$ } from '../../src/streams/pty-process.js';
+import { exitEvent, INERT_HANDLE, outputEvent, type PtyEvent, startedEvent } from '../../src/streams/pty-events.js';
 import { NO_MEMBERS } from '../../src/streams/session-report.js';
 import { Utf8Chunks } from '../../src/streams/utf8-chunks.js';
-
-/** No process behind it: nothing to write to, nothing to end. */
-const NO_PROCESS: PtyHandle = {
-  pid: 0,
-  terminalSid: null,
-  write: () => Promise.resolve(0),
-  terminal: () => undefined,
-  terminate: () => EMPTY,
-};
 
 /** Called as each chunk is handed on: 0-based index of the chunk. */
 export type ChunkHook = (index: number) => void;
@@ -24,7 +15,7 @@ export type ChunkHook = (index: number) => void;
 export function replayedPty(chunks: readonly Buffer[], onChunk?: ChunkHook): typeof ptyProcess$ {
   return () =>
     new Observable<PtyEvent>((subscriber) => {
-      subscriber.next(startedEvent(NO_PROCESS));
+      subscriber.next(startedEvent(INERT_HANDLE));
       const decoder = new Utf8Chunks();
       let next = 0;
       let stopped = false;

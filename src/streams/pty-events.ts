@@ -55,7 +55,8 @@ export const exitEvent = (fields: Omit<ExitEvent, 'kind'>): PtyEvent => ({
 
 export const membersEvent = (lingering: MemberList): PtyEvent => ({ kind: 'members', lingering });
 
-const INERT_HANDLE: PtyHandle = {
+/** A handle with no process behind it: nothing to write to, nothing to end (specimens, replays). */
+export const INERT_HANDLE: PtyHandle = {
   pid: 0,
   terminalSid: null,
   write: () => Promise.resolve(0),
