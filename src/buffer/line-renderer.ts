@@ -238,12 +238,12 @@ export class LineRenderer {
     return only;
   }
 
-  /** Between sequences, with no half of a surrogate pair held: the next chunk starts afresh. */
   /** Whether no escape sequence is under way: one cut by a chunk's end has not taken effect yet. */
   get betweenSequences(): boolean {
     return this.state === State.Ground;
   }
 
+  /** Between sequences, with no half of a surrogate pair held: the next chunk starts afresh. */
   get atGround(): boolean {
     return this.state === State.Ground && this.pendingHigh === '';
   }

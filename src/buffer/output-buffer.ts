@@ -10,7 +10,7 @@ import {
 import { LineRenderer } from './line-renderer.js';
 import { type LineScanner, lineScanner } from './line-scan.js';
 import { LineStore } from './line-store.js';
-import { RawTail } from './raw-tail.js';
+import { type RawChunk, RawTail } from './raw-tail.js';
 
 export interface OutputBufferOptions {
   /** The bound on rendered lines: each line costs its length + 1 (its newline) + `lineOverheadChars`. */
@@ -266,7 +266,7 @@ export class OutputBuffer {
    * The kept raw chunk holding absolute raw offset `offset`, from its own start (which may be older than rawStart),
    * and whether the program was on the alternate screen there (undefined if unknown); undefined past the end.
    */
-  rawChunkAt(offset: number): { text: string; start: number; alternateAtStart: boolean | undefined } | undefined {
+  rawChunkAt(offset: number): RawChunk | undefined {
     return this.raw.chunkAt(offset);
   }
 

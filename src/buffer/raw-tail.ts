@@ -5,6 +5,13 @@ const COMPACT_AT = 1_024;
 /** A chunk's alternate-screen state at its start is not known (an escape sequence was cut there). */
 const UNKNOWN = 2;
 
+/** A kept chunk of raw output, whole, from its absolute start; the alternate screen's state there, if known. */
+export interface RawChunk {
+  readonly text: string;
+  readonly start: number;
+  readonly alternateAtStart: boolean | undefined;
+}
+
 /**
  * The newest raw text, kept as the chunks it arrived in: an append copies nothing, and whole chunks are dropped
  * from the head while the rest still holds more than `max` characters, so it keeps at most `max` + one chunk.
@@ -122,7 +129,7 @@ export class RawTail {
    * absolute start, and whether the program was on the alternate screen where it starts (undefined if not known);
    * undefined when `offset` is not in a kept chunk (at the end, or dropped).
    */
-  chunkAt(offset: number): { text: string; start: number; alternateAtStart: boolean | undefined } | undefined {
+  chunkAt(offset: number): RawChunk | undefined {
     let end = this.total;
     for (let index = this.chunks.length - 1; index >= this.head; index--) {
       const text = this.chunks[index] as string;

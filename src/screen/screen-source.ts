@@ -1,3 +1,5 @@
+import type { RawChunk } from '../buffer/raw-tail.js';
+
 /** What a LazyScreen reads: the PTY's raw output with absolute offsets, and what the buffer knows of it (OutputBuffer). */
 export interface ScreenSource {
   /** Characters of raw output ever appended: the absolute offset of the end. */
@@ -18,7 +20,7 @@ export interface ScreenSource {
    * The kept raw chunk holding `offset`, from its own start, and whether the program was on the alternate screen
    * where that starts (undefined if unknown); undefined past the end.
    */
-  rawChunkAt(offset: number): { text: string; start: number; alternateAtStart: boolean | undefined } | undefined;
+  rawChunkAt(offset: number): RawChunk | undefined;
   /** Whether the program is on the alternate screen, from every switch it wrote, dropped output included. */
   readonly alternateScreen: boolean;
 }
