@@ -96,9 +96,9 @@ const ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|
  */
 export function cutSequenceTail(text: string, at: number): number {
   // (lastIndexOf takes a negative start as 0, where an ESC would be found at `at` itself.)
-  const escape = at === 0 ? -1 : text.lastIndexOf('\x1b', at - 1);
-  if (escape === -1) return 0;
-  ESCAPE_SEQUENCE.lastIndex = escape;
+  const begun = at === 0 ? -1 : text.lastIndexOf('\x1b', at - 1);
+  if (begun === -1) return 0;
+  ESCAPE_SEQUENCE.lastIndex = begun;
   if (!ESCAPE_SEQUENCE.test(text)) return 0;
   return Math.max(ESCAPE_SEQUENCE.lastIndex - at, 0);
 }
