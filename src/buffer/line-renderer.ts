@@ -96,6 +96,10 @@ export class LineRenderer {
    * and SGR: nothing a terminal takes as a cursor move, a mode, a title or a screen switch (see takeOnlyText).
    */
   private onlyText = true;
+  /** Where in the last chunk rendered the sequence the chunk before it had cut ended (-1: none, or not in it). */
+  private carriedEnd = -1;
+  /** Which screen showed right after that sequence. */
+  private alternateAfterCarried = false;
   /** The last chunk ended with a `\r`: text only if the next one begins with its `\n`. */
   private crAtEnd = false;
 
@@ -141,6 +145,15 @@ export class LineRenderer {
     let other = scan === undefined ? -1 : end;
     let wholeTried = false;
     let i = 0;
+    // A sequence the last chunk cut: finished first, so that where it ends, and the screen it leaves, are known.
+    this.carriedEnd = -1;
+    if (!this.betweenSequences) {
+      while (i < end && !this.betweenSequences) if (!this.consumeInSequence(input.charCodeAt(i), sink)) i++;
+      if (this.betweenSequences) {
+        this.carriedEnd = i;
+        this.alternateAfterCarried = this.onAlternate;
+      }
+    }
     while (i < end) {
       if (this.state !== State.Ground) {
         // false: the sequence took the char; true: the sequence is over and the char is text, read it again.
@@ -236,6 +249,14 @@ export class LineRenderer {
     const only = this.onlyText;
     this.onlyText = true;
     return only;
+  }
+
+  /**
+   * In the last chunk rendered, the end of a sequence the chunk before it had cut, and which screen showed right
+   * after it; undefined when none was cut there, or it did not end in the chunk.
+   */
+  carriedSequence(): { end: number; alternate: boolean } | undefined {
+    return this.carriedEnd === -1 ? undefined : { end: this.carriedEnd, alternate: this.alternateAfterCarried };
   }
 
   /** Whether no escape sequence is under way: one cut by a chunk's end has not taken effect yet. */

@@ -121,16 +121,20 @@ export class OutputBuffer {
 
   private appendPart(chunk: string, bytes: Uint8Array | undefined): void {
     // Where the chunk starts, the renderer has taken every switch before it, unless one is cut there.
-    this.raw.append(chunk, this.renderer.betweenSequences ? this.renderer.alternateScreen : undefined);
+    const alternateAtStart = this.renderer.betweenSequences ? this.renderer.alternateScreen : undefined;
+    // Plain, and begun outside any sequence (a plain chunk may end one the last chunk began, e.g. `49h`).
+    const fresh = this.renderer.atGround;
     // Same length and all of it ASCII: the decoder carried nothing over, so byte i is character i.
     const scanned =
       this.scanner !== undefined && bytes?.length === chunk.length && this.scanner.load(bytes)
         ? this.scanner
         : undefined;
-    // Plain, and begun outside any sequence (a plain chunk may end one the last chunk began, e.g. `49h`).
-    if (scanned === undefined || !this.renderer.atGround) this.unplainEnd = this.raw.total;
     // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
     this.renderer.render(chunk, this.store, scanned);
+    // A sequence cut at the chunk's start took effect where it ended in it: the screen from there on is known.
+    const carried = alternateAtStart === undefined ? this.renderer.carriedSequence() : undefined;
+    this.raw.append(chunk, alternateAtStart ?? carried?.alternate, carried?.end ?? 0);
+    if (scanned === undefined || !fresh) this.unplainEnd = this.raw.total;
     if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;
     this.store.fit(this.partialChars());
   }

@@ -4,12 +4,17 @@ import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surr
 const COMPACT_AT = 1_024;
 /** A chunk's alternate-screen state at its start is not known (an escape sequence was cut there). */
 const UNKNOWN = 2;
+/** Each chunk's start is packed in one number: the end of a sequence cut there, times this, plus its screen code. */
+const CARRIED_UNIT = 4;
 
 /** A kept chunk of raw output, whole, from its absolute start; the alternate screen's state there, if known. */
 export interface RawChunk {
   readonly text: string;
   readonly start: number;
+  /** Whether the alternate screen showed where the chunk starts (past a sequence cut there); undefined: not known. */
   readonly alternateAtStart: boolean | undefined;
+  /** Where in `text` a sequence that an earlier chunk began ends (0 when none was cut at its start). */
+  readonly carriedEnd: number;
 }
 
 /**
@@ -31,8 +36,11 @@ export class RawTail {
    * it would cost more than the reads save.
    */
   private lineFeeds: number[] = [];
-  /** Per kept chunk, whether the program was on the alternate screen where it starts: 1, 0, or UNKNOWN. */
-  private alternates: number[] = [];
+  /**
+   * Per kept chunk, where it starts: the end of a sequence an earlier chunk began, times CARRIED_UNIT, plus whether
+   * the program was on the alternate screen there (past that sequence): 1, 0, or UNKNOWN.
+   */
+  private starts: number[] = [];
   /** Index of the oldest kept chunk; the slots before it are dropped. */
   private head = 0;
   /** Characters in the kept chunks. */
@@ -44,11 +52,14 @@ export class RawTail {
 
   constructor(private readonly max: number) {}
 
-  /** `alternateAtStart`: whether the program was on the alternate screen where `chunk` starts, if known. */
-  append(chunk: string, alternateAtStart?: boolean): void {
+  /**
+   * `alternateAtStart`: whether the program was on the alternate screen where `chunk` starts, if known, past
+   * `carriedEnd`, the end of a sequence that an earlier chunk began (0 when none was cut at its start).
+   */
+  append(chunk: string, alternateAtStart?: boolean, carriedEnd = 0): void {
     const lineFeed = chunk.indexOf('\n');
     this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
-    this.alternates.push(alternateAtStart === undefined ? UNKNOWN : alternateAtStart ? 1 : 0);
+    this.starts.push(carriedEnd * CARRIED_UNIT + (alternateAtStart === undefined ? UNKNOWN : alternateAtStart ? 1 : 0));
     this.total += chunk.length;
     if (lineFeed !== -1) this.lineFeedChunkEnd = this.total;
     this.kept += chunk.length;
@@ -63,7 +74,7 @@ export class RawTail {
     if (this.head >= COMPACT_AT && this.head * 2 >= this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
       this.lineFeeds = this.lineFeeds.slice(this.head);
-      this.alternates = this.alternates.slice(this.head);
+      this.starts = this.starts.slice(this.head);
       this.head = 0;
     }
   }
@@ -125,9 +136,8 @@ export class RawTail {
   }
 
   /**
-   * The kept chunk that holds absolute offset `offset` (its part before the oldest readable character included), its
-   * absolute start, and whether the program was on the alternate screen where it starts (undefined if not known);
-   * undefined when `offset` is not in a kept chunk (at the end, or dropped).
+   * The kept chunk that holds absolute offset `offset` (its part before the oldest readable character included), with
+   * what is known of its start (RawChunk); undefined when `offset` is not in a kept chunk (at the end, or dropped).
    */
   chunkAt(offset: number): RawChunk | undefined {
     let end = this.total;
@@ -135,8 +145,14 @@ export class RawTail {
       const text = this.chunks[index] as string;
       const start = end - text.length;
       if (start <= offset && offset < end) {
-        const alternate = this.alternates[index] as number;
-        return { text, start, alternateAtStart: alternate === UNKNOWN ? undefined : alternate === 1 };
+        const packed = this.starts[index] as number;
+        const screen = packed % CARRIED_UNIT;
+        return {
+          text,
+          start,
+          alternateAtStart: screen === UNKNOWN ? undefined : screen === 1,
+          carriedEnd: (packed - screen) / CARRIED_UNIT,
+        };
       }
       end = start;
     }

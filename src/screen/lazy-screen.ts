@@ -231,7 +231,9 @@ export class LazyScreen {
     const chunk = this.source.rawChunkAt(offset);
     if (chunk === undefined) return { alternate: undefined, skip: 0 };
     const at = offset - chunk.start;
-    return { alternate: alternateAt(chunk.text, at, chunk.alternateAtStart), skip: cutSequenceTail(chunk.text, at) };
+    // Inside a sequence that an earlier chunk began, its end is known; else the chunk itself shows what the cut is in.
+    const skip = at < chunk.carriedEnd ? chunk.carriedEnd - at : cutSequenceTail(chunk.text, at);
+    return { alternate: alternateAt(chunk.text, at, chunk.alternateAtStart), skip };
   }
 
   /** New output after a restart may redraw the whole screen (whole again) or go back to the lost normal screen. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import type { RawChunk } from '../../src/buffer/raw-tail.js';
 
 describe('OutputBuffer raw offsets (totalRawChars, rawSince)', () => {
   it('counts every raw character ever appended, dropped ones included', () => {
@@ -131,6 +132,19 @@ class SequenceParser {
     return this.state !== 'ground';
   }
 
+  /** Where in `text` the sequence open now ends (one that starts over at an ESC runs on), or undefined. */
+  endOfOpen(text: string): number | undefined {
+    const probe = new SequenceParser();
+    probe.state = this.state;
+    for (let at = 0; at < text.length; at++) {
+      const inside = probe.state === 'escape' || probe.state === 'csi';
+      probe.feed(text[at] as string);
+      // Past ASCII, a character cannot belong to an ESC or CSI sequence: it ends it and is text itself.
+      if (!probe.open) return inside && text.charCodeAt(at) > 0x7f ? at : at + 1;
+    }
+    return undefined;
+  }
+
   feed(text: string): void {
     for (const char of text) {
       const unit = char.charCodeAt(0);
@@ -161,21 +175,45 @@ describe('OutputBuffer.rawChunkAt: the kept chunk around an offset, and the scre
 
   it('property: each kept chunk whole from its start, with the alternate screen as a buffer fed up to it says', () => {
     const chunk = fc.oneof(
-      fc.constantFrom('\x1b[?1049h', '\x1b[?1049l', '\x1bc', 'text\n', '\x1b[?10', '49h', '\x1b]2;t', '\x07'),
+      fc.constantFrom(
+        '\x1b[?1049h',
+        '\x1b[?1049l',
+        '\x1bc',
+        'text\n',
+        '\x1b[?10',
+        '49h',
+        '\x1b]2;t',
+        '\x07',
+        '\x1b\\',
+        '中x',
+        '\x1b[?1049h\x1b[?10',
+      ),
       fc.string({ maxLength: 30 }),
     );
     fc.assert(
       fc.property(fc.array(chunk, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }), (chunks, max) => {
         const buffer = new OutputBuffer({ maxRawChars: max });
         /** Per chunk appended: its start, and the screen a buffer fed every chunk before it is on, if between sequences. */
-        const model: Array<{ text: string; start: number; alternateAtStart: boolean | undefined }> = [];
+        const model: RawChunk[] = [];
         const before = new OutputBuffer();
         const parser = new SequenceParser();
         let start = 0;
         for (const text of chunks) {
           if (text === '') continue;
           // A sequence cut by the chunk's start leaves the screen there unknown.
-          model.push({ text, start, alternateAtStart: parser.open ? undefined : before.alternateScreen });
+          if (!parser.open) {
+            model.push({ text, start, alternateAtStart: before.alternateScreen, carriedEnd: 0 });
+          } else {
+            // Cut at its start: known from where the cut sequence ends in it, if it does.
+            const end = parser.endOfOpen(text);
+            const upToEnd = new OutputBuffer();
+            upToEnd.append(before.rawText() + text.slice(0, end ?? 0));
+            model.push(
+              end === undefined
+                ? { text, start, alternateAtStart: undefined, carriedEnd: 0 }
+                : { text, start, alternateAtStart: upToEnd.alternateScreen, carriedEnd: end },
+            );
+          }
           buffer.append(text);
           before.append(text);
           parser.feed(text);

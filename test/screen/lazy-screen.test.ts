@@ -117,6 +117,9 @@ describe('LazyScreen', () => {
       { chunks: ['\x1b[?1049hxyz\x1b[H\x1b[2Jabc', '\x1b[?1049h\x1b[3;4H'], maxRaw: 24, incomplete: false },
       // A full reset in between leaves the alternate screen: the second switch is a switch again.
       { chunks: ['\x1b[?1049h', 'a\x1bcb', '\x1b[?1049h', '\x1b[3;4Hc'], maxRaw: 19, incomplete: false },
+      // The first switch cut by a chunk's edge: it took effect where it ended, in the kept chunk (its end not shown).
+      { chunks: ['xx\x1b[?10', '49hxyz\x1b[H\x1b[2Jabc\x1b[?1049h\x1b[3;4H'], maxRaw: 30, incomplete: false },
+      { chunks: ['xx\x1b[?10', '49hxyz\x1b[H\x1b[2Jabc\x1b[?1049h\x1b[3;4H'], maxRaw: 29, incomplete: false },
       // Nothing kept redraws the screen: where the `a` went is not known.
       { chunks: ['\x1b[?1049h', 'a', '\x1b[?1049h', '\x1b[3;4H'], maxRaw: 15, incomplete: true },
       // The cut through the first switch itself: it took effect, though what is kept shows only its end, which is
@@ -133,6 +136,21 @@ describe('LazyScreen', () => {
         rows: await reference(chunks.join('')),
         incomplete,
         alternateScreen: true,
+      });
+      screen.dispose();
+    }
+  });
+
+  it('feeds a restart nothing of a sequence its cut went through, whichever chunk began it', async () => {
+    // The kept output begins inside `49h`: in a chunk of its own it ends a switch begun in the chunk before.
+    for (const chunks of [['x\x1b[?10', '49hab'], ['x\x1b[?1049hab']]) {
+      const { screen, buffer } = screenOf(chunks, 4);
+      expect(buffer.rawSince(0).text).toBe('9hab');
+      // Nothing kept redraws the screen: incomplete, on the alternate screen, and no `9h` shown.
+      expect(await screen.snapshot()).toMatchObject({
+        rows: ['ab', '', '', '', '', ''],
+        alternateScreen: true,
+        incomplete: true,
       });
       screen.dispose();
     }
@@ -532,8 +550,9 @@ describe('entering a long plain backlog late', () => {
       ),
       { numRuns: 300 },
     );
-    // The late entry was taken, often: this property is about it.
-    expect(skipped).toBeGreaterThan(100);
+    // The late entry was taken, often: this property is about it. (112–133 in six runs of 300; 97 seen once, so the
+    // bound sits well below what chance gives.)
+    expect(skipped).toBeGreaterThan(75);
   });
 });
 
