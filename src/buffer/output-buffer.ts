@@ -267,8 +267,8 @@ export class OutputBuffer {
   }
 
   /**
-   * The kept raw chunk holding absolute raw offset `offset`, from its own start (which may be older than rawStart),
-   * and whether the program was on the alternate screen there (undefined if unknown); undefined past the end.
+   * The kept raw chunk holding absolute raw offset `offset`, whole (its start may be older than rawStart), with what
+   * is known of its start (RawChunk); undefined past the end.
    */
   rawChunkAt(offset: number): RawChunk | undefined {
     return this.raw.chunkAt(offset);

@@ -140,10 +140,11 @@ export class RawTail {
    * what is known of its start (RawChunk); undefined when `offset` is not in a kept chunk (at the end, or dropped).
    */
   chunkAt(offset: number): RawChunk | undefined {
-    let end = this.total;
-    for (let index = this.chunks.length - 1; index >= this.head; index--) {
+    // From the oldest: a restart asks for the chunk where the kept output begins.
+    let start = this.total - this.kept;
+    for (let index = this.head; index < this.chunks.length; index++) {
       const text = this.chunks[index] as string;
-      const start = end - text.length;
+      const end = start + text.length;
       if (start <= offset && offset < end) {
         const packed = this.starts[index] as number;
         const screen = packed % CARRIED_UNIT;
@@ -154,7 +155,7 @@ export class RawTail {
           carriedEnd: (packed - screen) / CARRIED_UNIT,
         };
       }
-      end = start;
+      start = end;
     }
     return undefined;
   }

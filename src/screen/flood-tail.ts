@@ -1,8 +1,8 @@
+import { ENTER_ALTERNATE_SCREEN } from './reset-points.js';
 import type { ScreenSource } from './screen-source.js';
 import { skipPointFromTail } from './skip-ahead.js';
 import { plainDefaults, type TerminalSize, type XtermTerminal } from './xterm.js';
 
-export const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
 /** Rows of the newest plain output read for a screen during a flood: 2 × rows + 2 must follow the row edge entered at. */
 const plainTailRows = (rows: number): number => 2 * rows + 4;
 /** Colored lines hold more characters than columns: their tail gets this many times the room, for the same rows. */

@@ -2,10 +2,10 @@ import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS, SCREEN_SKIP_FROM_CHARS } from '../limits.js';
 import type { KeyModes } from '../keys/encode-key.js';
-import { alternateAt, cutSequenceTail, lastAltToggle, restartPoint } from './reset-points.js';
+import { ENTER_ALTERNATE_SCREEN, keptStart, lastAltToggle, restartPoint } from './reset-points.js';
 import type { ScreenSource } from './screen-source.js';
 import { isHighSurrogate } from '../text/surrogates.js';
-import { ENTER_ALTERNATE_SCREEN, floodTail } from './flood-tail.js';
+import { floodTail } from './flood-tail.js';
 import { skipPoint } from './skip-ahead.js';
 import {
   createTerminal,
@@ -162,7 +162,7 @@ export class LazyScreen {
       terminal = this.fresh();
       // Output was lost: start where the screen was last redrawn whole. (From the very start, nothing was lost.)
       if (from > 0) {
-        const start = this.keptStart(from);
+        const start = keptStart(this.source.rawChunkAt(from), from);
         text = text.slice(start.skip);
         const point = restartPoint(text, start.alternate ?? this.source.alternateScreen, start.alternate);
         text = (point.enterAlternate ? ENTER_ALTERNATE_SCREEN : '') + text.slice(point.index);
@@ -219,21 +219,6 @@ export class LazyScreen {
     this.skips++;
     if (point.fromTail) this.tailSkips++;
     return `\x1b[${point.row + 1};${point.col + 1}H${text.slice(point.index)}`;
-  }
-
-  /**
-   * Where the kept output begins after a loss, at raw offset `offset`, as the chunk it is in tells (the buffer keeps
-   * that chunk whole): whether the program was on the alternate screen there, when known (then a switch in the kept
-   * output to the screen already shown is known to change nothing: a program that enters the alternate screen twice
-   * keeps what it drew between the two), and how many kept characters end a sequence the cut went through.
-   */
-  private keptStart(offset: number): { alternate: boolean | undefined; skip: number } {
-    const chunk = this.source.rawChunkAt(offset);
-    if (chunk === undefined) return { alternate: undefined, skip: 0 };
-    const at = offset - chunk.start;
-    // Inside a sequence that an earlier chunk began, its end is known; else the chunk itself shows what the cut is in.
-    const skip = at < chunk.carriedEnd ? chunk.carriedEnd - at : cutSequenceTail(chunk.text, at);
-    return { alternate: alternateAt(chunk.text, at, chunk.alternateAtStart), skip };
   }
 
   /** New output after a restart may redraw the whole screen (whole again) or go back to the lost normal screen. */

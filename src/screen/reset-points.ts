@@ -3,6 +3,10 @@
  * restarted there.
  */
 
+import type { RawChunk } from '../buffer/raw-tail.js';
+
+/** What a fresh emulator is fed first to be on the alternate screen the program is known to be on. */
+export const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
 /** Alternate screen on/off: xterm's 1049 (saves the cursor), 1047, and the original 47. */
 const ALT_SCREEN_TOGGLE = /\x1b\[\?(?:1049|1047|47)([hl])/g;
 /** The same, or a full reset (`ESC c`), which leaves the alternate screen too: what sets which screen shows. */
@@ -101,6 +105,23 @@ export function cutSequenceTail(text: string, at: number): number {
   ESCAPE_SEQUENCE.lastIndex = begun;
   if (!ESCAPE_SEQUENCE.test(text)) return 0;
   return Math.max(ESCAPE_SEQUENCE.lastIndex - at, 0);
+}
+
+/**
+ * Where the kept output begins after a loss, at absolute raw offset `offset` of the kept `chunk` holding it (the
+ * buffer keeps that chunk whole): whether the program was on the alternate screen there, when known (then a switch in
+ * the kept output to the screen already shown is known to change nothing: a program that enters the alternate screen
+ * twice keeps what it drew between the two), and how many kept characters end a sequence the cut went through.
+ */
+export function keptStart(
+  chunk: RawChunk | undefined,
+  offset: number,
+): { alternate: boolean | undefined; skip: number } {
+  if (chunk === undefined) return { alternate: undefined, skip: 0 };
+  const at = offset - chunk.start;
+  // Inside a sequence that an earlier chunk began, its end is known; else the chunk itself shows what the cut is in.
+  const skip = at < chunk.carriedEnd ? chunk.carriedEnd - at : cutSequenceTail(chunk.text, at);
+  return { alternate: alternateAt(chunk.text, at, chunk.alternateAtStart), skip };
 }
 
 /** The newest whole-screen clear or full reset. */

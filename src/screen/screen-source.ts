@@ -16,10 +16,7 @@ export interface ScreenSource {
   lastRawLineFeedBefore(before: number): number;
   /** Whether no `\n` was written from `offset` on, dropped output included (false when unsure). */
   noLineFeedFrom(offset: number): boolean;
-  /**
-   * The kept raw chunk holding `offset`, from its own start, and whether the program was on the alternate screen
-   * where that starts (undefined if unknown); undefined past the end.
-   */
+  /** The kept raw chunk holding `offset`, whole, with what is known of its start (RawChunk); undefined past the end. */
   rawChunkAt(offset: number): RawChunk | undefined;
   /** Whether the program is on the alternate screen, from every switch it wrote, dropped output included. */
   readonly alternateScreen: boolean;
