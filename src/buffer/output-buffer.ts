@@ -131,7 +131,8 @@ export class OutputBuffer {
         : undefined;
     // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
     this.renderer.render(chunk, this.store, scanned);
-    // A sequence cut at the chunk's start took effect where it ended in it: the screen from there on is known.
+    // A sequence cut at the chunk's start took effect where it ended in it: the screen from there on is known. One
+    // that does not end in it leaves both undefined, and the raw tail finds them in the chunk where it does end.
     const carried = alternateAtStart === undefined ? this.renderer.carriedSequence() : undefined;
     this.raw.append(chunk, alternateAtStart ?? carried?.alternate, carried?.end ?? 0);
     if (scanned === undefined || !fresh) this.unplainEnd = this.raw.total;

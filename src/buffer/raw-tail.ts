@@ -2,8 +2,11 @@ import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surr
 
 /** A dropped head is compacted away once it is this long and the larger part of the array. */
 const COMPACT_AT = 1_024;
-/** A chunk's alternate-screen state at its start is not known (an escape sequence was cut there). */
-const UNKNOWN = 2;
+/**
+ * A chunk that a sequence begun before it runs through to its end: the screen past that sequence is known only from
+ * the chunk where it ends (chunkAt looks there).
+ */
+const INSIDE_SEQUENCE = 2;
 /** Each chunk's start is packed in one number: the end of a sequence cut there, times this, plus its screen code. */
 const CARRIED_UNIT = 4;
 
@@ -11,9 +14,16 @@ const CARRIED_UNIT = 4;
 export interface RawChunk {
   readonly text: string;
   readonly start: number;
-  /** Whether the alternate screen showed where the chunk starts (past a sequence cut there); undefined: not known. */
+  /**
+   * Whether the alternate screen showed where the chunk starts, past a sequence an earlier chunk began (carriedEnd);
+   * undefined while that sequence has not ended.
+   */
   readonly alternateAtStart: boolean | undefined;
-  /** Where in `text` a sequence that an earlier chunk began ends (0 when none was cut at its start). */
+  /**
+   * How far from the chunk's start a sequence that an earlier chunk began runs (0 when none was cut at its start).
+   * A long one (an image, a clipboard copy) can run past this chunk into later ones; one that has not ended yet runs
+   * to the end of the output.
+   */
   readonly carriedEnd: number;
 }
 
@@ -38,7 +48,8 @@ export class RawTail {
   private lineFeeds: number[] = [];
   /**
    * Per kept chunk, where it starts: the end of a sequence an earlier chunk began, times CARRIED_UNIT, plus whether
-   * the program was on the alternate screen there (past that sequence): 1, 0, or UNKNOWN.
+   * the program was on the alternate screen there (past that sequence): 1, 0, or INSIDE_SEQUENCE when the sequence
+   * does not end in the chunk.
    */
   private starts: number[] = [];
   /** Index of the oldest kept chunk; the slots before it are dropped. */
@@ -53,13 +64,15 @@ export class RawTail {
   constructor(private readonly max: number) {}
 
   /**
-   * `alternateAtStart`: whether the program was on the alternate screen where `chunk` starts, if known, past
-   * `carriedEnd`, the end of a sequence that an earlier chunk began (0 when none was cut at its start).
+   * `alternateAtStart`: whether the program was on the alternate screen where `chunk` starts, past `carriedEnd`, the
+   * end of a sequence that an earlier chunk began (0 when none was cut at its start); undefined when that sequence
+   * does not end in `chunk`.
    */
   append(chunk: string, alternateAtStart?: boolean, carriedEnd = 0): void {
     const lineFeed = chunk.indexOf('\n');
     this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
-    this.starts.push(carriedEnd * CARRIED_UNIT + (alternateAtStart === undefined ? UNKNOWN : alternateAtStart ? 1 : 0));
+    const screen = alternateAtStart === undefined ? INSIDE_SEQUENCE : alternateAtStart ? 1 : 0;
+    this.starts.push(carriedEnd * CARRIED_UNIT + screen);
     this.total += chunk.length;
     if (lineFeed !== -1) this.lineFeedChunkEnd = this.total;
     this.kept += chunk.length;
@@ -145,19 +158,28 @@ export class RawTail {
     for (let index = this.head; index < this.chunks.length; index++) {
       const text = this.chunks[index] as string;
       const end = start + text.length;
-      if (start <= offset && offset < end) {
-        const packed = this.starts[index] as number;
-        const screen = packed % CARRIED_UNIT;
-        return {
-          text,
-          start,
-          alternateAtStart: screen === UNKNOWN ? undefined : screen === 1,
-          carriedEnd: (packed - screen) / CARRIED_UNIT,
-        };
-      }
+      if (start <= offset && offset < end) return { text, start, ...this.carriedFrom(index, start) };
       start = end;
     }
     return undefined;
+  }
+
+  /**
+   * The sequence cut at the start of the chunk at `index` (absolute `start`): where it ends, from that start, and the
+   * screen past it. One that runs through the chunk ends in the first later chunk it does not run through: a sequence
+   * is bounded (MAX_ESCAPE_SEQUENCE_CHARS), so this looks at that many chunks at most.
+   */
+  private carriedFrom(index: number, start: number): Omit<RawChunk, 'text' | 'start'> {
+    let endsIn = start;
+    for (let at = index; at < this.chunks.length; at++) {
+      const packed = this.starts[at] as number;
+      const screen = packed % CARRIED_UNIT;
+      if (screen !== INSIDE_SEQUENCE) {
+        return { alternateAtStart: screen === 1, carriedEnd: endsIn - start + (packed - screen) / CARRIED_UNIT };
+      }
+      endsIn += (this.chunks[at] as string).length;
+    }
+    return { alternateAtStart: undefined, carriedEnd: this.total - start };
   }
 
   /**

@@ -50,6 +50,11 @@ export class LazyScreen {
   private incomplete = false;
   /** Restarted on the alternate screen: the normal screen beneath it was never seen, and shows again when it leaves. */
   private normalScreenLost = false;
+  /**
+   * Restarted inside a sequence that had not ended (a long image or clipboard copy cut by the loss): the emulator was
+   * fed none of it, and would take the rest of it for text, so the next catch-up restarts again from the same point.
+   */
+  private restartAgainFrom: number | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | undefined;
   private lastOutputAt = 0;
@@ -152,17 +157,18 @@ export class LazyScreen {
       this.fedTo = flood.end;
       return flood.terminal;
     }
-    const kept = this.source.rawSince(this.fedTo);
+    const kept = this.source.rawSince(this.restartAgainFrom ?? this.fedTo);
     const from = kept.from;
     let text = kept.text;
     const end = from + text.length;
     let terminal = this.terminal;
-    if (terminal === undefined || from > this.fedTo) {
+    if (terminal === undefined || from > this.fedTo || this.restartAgainFrom !== undefined) {
       terminal?.dispose();
       terminal = this.fresh();
       // Output was lost: start where the screen was last redrawn whole. (From the very start, nothing was lost.)
       if (from > 0) {
         const start = keptStart(this.source.rawChunkAt(from), from);
+        if (start.open) this.restartAgainFrom = from;
         text = text.slice(start.skip);
         const point = restartPoint(text, start.alternate ?? this.source.alternateScreen, start.alternate);
         text = (point.enterAlternate ? ENTER_ALTERNATE_SCREEN : '') + text.slice(point.index);
@@ -245,6 +251,7 @@ export class LazyScreen {
   private fresh(): XtermTerminal {
     const terminal = createTerminal(this.size);
     this.title = '';
+    this.restartAgainFrom = undefined;
     this.titleListener = terminal.onTitleChange((title) => (this.title = title));
     this.terminal = terminal;
     return terminal;

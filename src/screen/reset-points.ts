@@ -111,17 +111,30 @@ export function cutSequenceTail(text: string, at: number): number {
  * Where the kept output begins after a loss, at absolute raw offset `offset` of the kept `chunk` holding it (the
  * buffer keeps that chunk whole): whether the program was on the alternate screen there, when known (then a switch in
  * the kept output to the screen already shown is known to change nothing: a program that enters the alternate screen
- * twice keeps what it drew between the two), and how many kept characters end a sequence the cut went through.
+ * twice keeps what it drew between the two), how many kept characters end a sequence the cut went through, and
+ * whether that sequence is still open (then every kept character is inside it, and so is what comes next).
  */
 export function keptStart(
   chunk: RawChunk | undefined,
   offset: number,
-): { alternate: boolean | undefined; skip: number } {
-  if (chunk === undefined) return { alternate: undefined, skip: 0 };
+): { alternate: boolean | undefined; skip: number; open: boolean } {
+  if (chunk === undefined) return { alternate: undefined, skip: 0, open: false };
   const at = offset - chunk.start;
-  // Inside a sequence that an earlier chunk began, its end is known; else the chunk itself shows what the cut is in.
-  const skip = at < chunk.carriedEnd ? chunk.carriedEnd - at : cutSequenceTail(chunk.text, at);
-  return { alternate: alternateAt(chunk.text, at, chunk.alternateAtStart), skip };
+  if (at < chunk.carriedEnd) {
+    // Inside a sequence that an earlier chunk began: it ends in this chunk or a later one, or has not ended.
+    const open = chunk.alternateAtStart === undefined;
+    return {
+      alternate: open ? undefined : alternateAt(chunk.text, at, chunk.alternateAtStart),
+      skip: chunk.carriedEnd - at,
+      open,
+    };
+  }
+  // Else the chunk itself shows what the cut is in.
+  return {
+    alternate: alternateAt(chunk.text, at, chunk.alternateAtStart),
+    skip: cutSequenceTail(chunk.text, at),
+    open: false,
+  };
 }
 
 /** The newest whole-screen clear or full reset. */

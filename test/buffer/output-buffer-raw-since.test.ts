@@ -195,22 +195,22 @@ describe('OutputBuffer.rawChunkAt: the kept chunk around an offset, and the scre
         const buffer = new OutputBuffer({ maxRawChars: max });
         /** Per chunk appended: its start, and the screen a buffer fed every chunk before it is on, if between sequences. */
         const model: RawChunk[] = [];
+        const texts = chunks.filter((text) => text !== '');
+        const whole = texts.join('');
         const before = new OutputBuffer();
         const parser = new SequenceParser();
         let start = 0;
-        for (const text of chunks) {
-          if (text === '') continue;
-          // A sequence cut by the chunk's start leaves the screen there unknown.
+        for (const text of texts) {
           if (!parser.open) {
             model.push({ text, start, alternateAtStart: before.alternateScreen, carriedEnd: 0 });
           } else {
-            // Cut at its start: known from where the cut sequence ends in it, if it does.
-            const end = parser.endOfOpen(text);
+            // Cut at its start: known from where the cut sequence ends, in this chunk or a later one, if it does.
+            const end = parser.endOfOpen(whole.slice(start));
             const upToEnd = new OutputBuffer();
-            upToEnd.append(before.rawText() + text.slice(0, end ?? 0));
+            upToEnd.append(whole.slice(0, start + (end ?? 0)));
             model.push(
               end === undefined
-                ? { text, start, alternateAtStart: undefined, carriedEnd: 0 }
+                ? { text, start, alternateAtStart: undefined, carriedEnd: whole.length - start }
                 : { text, start, alternateAtStart: upToEnd.alternateScreen, carriedEnd: end },
             );
           }

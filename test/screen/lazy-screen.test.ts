@@ -156,6 +156,64 @@ describe('LazyScreen', () => {
     }
   });
 
+  it('restarts past a sequence that ran through whole chunks, with the screen it left', async () => {
+    // A title (or an image, a clipboard copy) longer than a read runs through chunks of its own; the kept output
+    // begins in one of them. Before, nothing of that chunk was known: its text was fed as text, and a switch to the
+    // alternate screen the program was already on counted as a fresh one, hiding `abc` while saying the screen was
+    // whole.
+    const switchAgain = [
+      '\x1b[?1049hxyz',
+      '\x1b]2;',
+      'a long ',
+      'title\x07\x1b[H\x1b[2Jabc',
+      '\x1b[?1049h',
+      '\x1b[3;4H',
+    ];
+    for (const maxRaw of [36, 33, 30, 28]) {
+      const { screen, buffer } = screenOf(switchAgain, maxRaw);
+      // The kept output begins inside the title: in a chunk it runs through, at the start of the one it ends in, in it.
+      expect(buffer.rawSince(0).from).toBe(52 - maxRaw);
+      const snap = await screen.snapshot();
+      expect({ maxRaw, rows: snap.rows, incomplete: snap.incomplete, alternateScreen: snap.alternateScreen }).toEqual({
+        maxRaw,
+        rows: await reference(switchAgain.join('')),
+        incomplete: false,
+        alternateScreen: true,
+      });
+      screen.dispose();
+    }
+    // Nothing kept redraws the screen: incomplete, but none of the title is shown as text.
+    const { screen } = screenOf(['\x1b[?1049hxyz', '\x1b]2;', 'a long ', 'title\x07cd'], 12);
+    expect(await screen.snapshot()).toMatchObject({
+      rows: ['cd', '', '', '', '', ''],
+      alternateScreen: true,
+      incomplete: true,
+    });
+    screen.dispose();
+  });
+
+  it('restarts inside a sequence that has not ended with nothing of it fed as text, and again once it has', async () => {
+    const chunks = ['\x1b[?1049hxyz', '\x1b]2;', 'x'.repeat(50), 'title'];
+    const { screen, buffer } = screenOf(chunks, 40);
+    const snap = await screen.snapshot();
+    expect(snap.rows.join('')).toBe('');
+    expect(snap.incomplete).toBe(true);
+    // The rest of the title comes, with nothing dropped since: still none of it is text.
+    buffer.append(' on');
+    buffer.append('\x07more');
+    expect(buffer.rawSince(0).from).toBeLessThan(15 + 50);
+    const after = await screen.snapshot();
+    expect(after).toMatchObject({ rows: ['more', '', '', '', '', ''], incomplete: true, alternateScreen: true });
+    // And a redraw makes it whole.
+    buffer.append('\x1b[H\x1b[2Jdrawn');
+    const redrawn = await screen.snapshot();
+    expect({ rows: redrawn.rows, incomplete: redrawn.incomplete }).toEqual({
+      rows: await reference(`${chunks.join('')} on\x07more\x1b[H\x1b[2Jdrawn`),
+      incomplete: false,
+    });
+    screen.dispose();
+  });
+
   it('restarts on the alternate screen it is known to be on, and is whole again after a redraw', async () => {
     const { screen, buffer } = screenOf(['\x1b[?1049h\x1b[H\x1b[2J'], 100);
     expect(screen.alternateScreenActive()).toBe(true);
