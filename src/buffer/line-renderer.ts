@@ -1,6 +1,6 @@
 import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_TERMINAL_DIMENSION } from '../limits.js';
-import { CsiParams } from './csi-params.js';
 import { ColoredRuns } from './colored-runs.js';
+import { EscapeParser, type LineEffects } from './escape-parser.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 import { LineCells } from './line-cells.js';
 import type { LineScanner } from './line-scan.js';
@@ -25,39 +25,15 @@ export interface LineRendererOptions {
   readonly maxSequenceChars?: number;
 }
 
-const enum State {
-  Ground,
-  Escape,
-  EscapeIntermediate,
-  Csi,
-  /** OSC: ends at BEL, ST or `ESC \`. */
-  Osc,
-  /** DCS, SOS, PM, APC: end at ST or `ESC \`. */
-  EscapeString,
-}
-
-const BEL = 0x07;
 const BS = 0x08;
 const TAB = 0x09;
 const LF = 0x0a;
 const CR = 0x0d;
-const CAN = 0x18;
-const SUB = 0x1a;
 const ESC = 0x1b;
-const SPACE = 0x20;
-const DEL = 0x7f;
-const C1_DCS = 0x90;
-const C1_SOS = 0x98;
-const C1_CSI = 0x9b;
-const C1_ST = 0x9c;
-const C1_OSC = 0x9d;
-const C1_PM = 0x9e;
-const C1_APC = 0x9f;
 const REPLACEMENT = '\uFFFD';
-/** `m`: the final of an SGR sequence (colors and attributes). */
-const SGR_FINAL = 0x6d;
 
-const isC0 = (unit: number): boolean => unit < SPACE;
+/** Until the first chunk: a renderer that has rendered nothing hands no line anywhere. */
+const NO_SINK: LineSink = { line: () => undefined, lines: () => undefined };
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1)
@@ -75,20 +51,17 @@ function positiveInteger(name: string, value: number): number {
  *
  * The current line has a cursor, as on a terminal: `\r` and `\b` only move it and later text overwrites in place,
  * so a `\r` at the end of a chunk needs no look-ahead (`\r\n` and `\n` both end the line with what it shows).
- * The line and its cursor are a `LineCells`; this class is the escape-sequence state machine in front of it.
+ * The line and its cursor are a `LineCells`, the sequences are read by an `EscapeParser`; this class takes the text
+ * in runs and applies to the line what the controls and sequences do to it.
  *
  * Every decision depends on the characters alone, never on where chunks split: any split renders the same.
  */
 export class LineRenderer {
-  private readonly maxSequenceChars: number;
   private readonly line: LineCells;
   private readonly colored: ColoredRuns;
-
-  private state = State.Ground;
-  private sequenceChars = 0;
-  private readonly csiParams = new CsiParams();
-  /** Whether the program is on the alternate screen, from every switch it wrote (see alternateScreen). */
-  private onAlternate = false;
+  private readonly sequences: EscapeParser;
+  /** The sink of the chunk being rendered: a `\n` inside an escape sequence ends a line too. */
+  private sink: LineSink = NO_SINK;
   /** A high surrogate ending a chunk waits for its low half: a pair split by the chunking is still one character. */
   private pendingHigh = '';
   /**
@@ -105,8 +78,13 @@ export class LineRenderer {
 
   constructor(options: LineRendererOptions = {}) {
     this.line = new LineCells(positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS));
-    this.maxSequenceChars = positiveInteger('maxSequenceChars', options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS);
-    this.colored = new ColoredRuns(this.line.maxChars, this.maxSequenceChars);
+    const maxSequenceChars = positiveInteger('maxSequenceChars', options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS);
+    this.colored = new ColoredRuns(this.line.maxChars, maxSequenceChars);
+    const effects: LineEffects = {
+      control: (unit) => this.control(unit, this.sink),
+      lineCsi: (final, param) => this.lineCsi(final, param),
+    };
+    this.sequences = new EscapeParser(maxSequenceChars, effects);
   }
 
   /** Feeds a chunk; returns the lines it completed, oldest first. */
@@ -131,6 +109,7 @@ export class LineRenderer {
   render(chunk: string, sink: LineSink, scanned?: LineScanner): void {
     // A high surrogate held back from the last chunk shifts every offset: the scan is then of no use.
     const scan = this.pendingHigh === '' ? scanned : undefined;
+    this.sink = sink;
     const input = this.pendingHigh + chunk;
     this.pendingHigh = '';
     if (this.crAtEnd) {
@@ -148,16 +127,16 @@ export class LineRenderer {
     // A sequence the last chunk cut: finished first, so that where it ends, and the screen it leaves, are known.
     this.carriedEnd = -1;
     if (!this.betweenSequences) {
-      while (i < end && !this.betweenSequences) if (!this.consumeInSequence(input.charCodeAt(i), sink)) i++;
+      while (i < end && this.sequences.inSequence) if (!this.sequences.consume(input.charCodeAt(i))) i++;
       if (this.betweenSequences) {
         this.carriedEnd = i;
-        this.alternateAfterCarried = this.onAlternate;
+        this.alternateAfterCarried = this.sequences.alternateScreen;
       }
     }
     while (i < end) {
-      if (this.state !== State.Ground) {
+      if (this.sequences.inSequence) {
         // false: the sequence took the char; true: the sequence is over and the char is text, read it again.
-        if (!this.consumeInSequence(input.charCodeAt(i), sink)) i++;
+        if (!this.sequences.consume(input.charCodeAt(i))) i++;
         continue;
       }
       if (lf < i) lf = indexOrEnd(input.indexOf('\n', i), end);
@@ -229,6 +208,7 @@ export class LineRenderer {
       }
       i++;
     }
+    this.sink = NO_SINK;
   }
 
   /**
@@ -236,7 +216,7 @@ export class LineRenderer {
    * so this is known however much output has been dropped since, without an emulator.
    */
   get alternateScreen(): boolean {
-    return this.onAlternate;
+    return this.sequences.alternateScreen;
   }
 
   /**
@@ -246,8 +226,9 @@ export class LineRenderer {
    * A sequence still open at the end is judged when it ends. False whenever unsure.
    */
   takeOnlyText(): boolean {
-    const only = this.onlyText;
+    const only = this.onlyText && !this.sequences.notOnlyText;
     this.onlyText = true;
+    this.sequences.notOnlyText = false;
     return only;
   }
 
@@ -261,12 +242,12 @@ export class LineRenderer {
 
   /** Whether no escape sequence is under way: one cut by a chunk's end has not taken effect yet. */
   get betweenSequences(): boolean {
-    return this.state === State.Ground;
+    return !this.sequences.inSequence;
   }
 
   /** Between sequences, with no half of a surrogate pair held: the next chunk starts afresh. */
   get atGround(): boolean {
-    return this.state === State.Ground && this.pendingHigh === '';
+    return !this.sequences.inSequence && this.pendingHigh === '';
   }
 
   /** The unterminated current line as it looks now (cached until it changes). */
@@ -288,108 +269,16 @@ export class LineRenderer {
   flush(): string[] {
     if (this.pendingHigh !== '') this.line.put(REPLACEMENT);
     this.pendingHigh = '';
-    this.state = State.Ground;
+    this.sequences.abandon();
     const nonEmpty = this.line.partialLength > 0;
     const last = this.line.take();
     return nonEmpty ? [last] : [];
   }
 
-  // ── Escape sequences ───────────────────────────────────────────────────────────────────────
+  // ── What sequences do to the line ──────────────────────────────────────────────────────────
 
-  private consumeInSequence(unit: number, sink: LineSink): boolean {
-    // Only an SGR is text to a screen: `ESC [` and CSI bytes pass here, and the CSI path says so once it ends.
-    const csiByte =
-      this.state === State.Csi ? unit >= SPACE && unit < DEL : this.state === State.Escape && unit === 0x5b;
-    if (!csiByte) this.onlyText = false;
-    if (++this.sequenceChars > this.maxSequenceChars) {
-      this.onlyText = false;
-      this.state = State.Ground;
-      return true;
-    }
-    if (unit === ESC) {
-      // Inside a string this starts its `ESC \` terminator; anywhere else it starts over.
-      this.enterEscape();
-      return false;
-    }
-    if (unit === CAN || unit === SUB) {
-      this.state = State.Ground;
-      return false;
-    }
-    if (this.state === State.Osc) {
-      if (unit === BEL || unit === C1_ST) this.state = State.Ground;
-      return false;
-    }
-    if (this.state === State.EscapeString) {
-      if (unit === C1_ST) this.state = State.Ground;
-      return false;
-    }
-    // Escape and CSI: C0 controls still act (a VT parser executes them mid-sequence), DEL is ignored,
-    // and anything past ASCII cannot belong to the sequence, so it ends it and is read as text.
-    if (unit === DEL) return false;
-    if (unit > DEL) {
-      this.state = State.Ground;
-      return true;
-    }
-    if (isC0(unit)) {
-      this.control(unit, sink);
-    } else if (this.state === State.Escape) {
-      this.escape(unit);
-    } else if (this.state === State.EscapeIntermediate) {
-      if (unit >= 0x30) this.state = State.Ground;
-    } else {
-      this.csi(unit);
-    }
-    return false;
-  }
-
-  private enterEscape(): void {
-    this.state = State.Escape;
-    this.sequenceChars = 1;
-  }
-
-  private enterCsi(): void {
-    this.state = State.Csi;
-    this.csiParams.start();
-  }
-
-  private escape(unit: number): void {
-    switch (unit) {
-      case 0x5b: // [
-        this.enterCsi();
-        return;
-      case 0x5d: // ]
-        this.state = State.Osc;
-        return;
-      case 0x50: // P
-      case 0x58: // X
-      case 0x5e: // ^
-      case 0x5f: // _
-        this.state = State.EscapeString;
-        return;
-      case 0x63: // c: a full reset, which leaves the alternate screen
-        this.onAlternate = false;
-        this.state = State.Ground;
-        return;
-      default:
-        // `ESC ( B` and friends carry intermediates before their final; `ESC \`, `ESC 7` … end here.
-        this.state = unit < 0x30 ? State.EscapeIntermediate : State.Ground;
-    }
-  }
-
-  private csi(unit: number): void {
-    if (unit < 0x40) {
-      this.csiParams.take(unit);
-      return;
-    }
-    this.state = State.Ground;
-    if (unit !== SGR_FINAL || !this.csiParams.appliesToLine) this.onlyText = false;
-    const screen = this.csiParams.screenSwitch(unit);
-    if (screen !== undefined) this.onAlternate = screen;
-    else if (this.csiParams.appliesToLine) this.dispatchCsi(unit, this.csiParams.firstParam);
-  }
-
-  /** `param`: the sequence's first parameter, -1 when it has none. */
-  private dispatchCsi(final: number, param: number): void {
+  /** A CSI sequence that applies to the line; `param`: its first parameter, -1 when it has none. */
+  private lineCsi(final: number, param: number): void {
     // A terminal clamps cursor moves at its right margin; the widest one we allow stands in for it.
     const count = Math.min(Math.max(param, 1), MAX_TERMINAL_DIMENSION);
     switch (final) {
@@ -413,29 +302,8 @@ export class LineRenderer {
   // ── Text and controls ──────────────────────────────────────────────────────────────────────
 
   private ground(unit: number, sink: LineSink): void {
-    switch (unit) {
-      case ESC:
-        this.enterEscape();
-        return;
-      case C1_CSI:
-        this.enterCsi();
-        this.sequenceChars = 1;
-        return;
-      case C1_OSC:
-        this.state = State.Osc;
-        this.sequenceChars = 1;
-        return;
-      case C1_DCS:
-      case C1_SOS:
-      case C1_PM:
-      case C1_APC:
-        this.state = State.EscapeString;
-        this.sequenceChars = 1;
-        return;
-      default:
-        // Only C0/C1 controls and DEL reach here: plain text is taken a run at a time.
-        this.control(unit, sink);
-    }
+    // Only C0/C1 controls and DEL reach here: plain text is taken a run at a time.
+    if (!this.sequences.start(unit)) this.control(unit, sink);
   }
 
   /** The controls that act on the line; every other C0/C1 control has no visible effect and is dropped. */
