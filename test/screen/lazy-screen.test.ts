@@ -141,17 +141,21 @@ describe('LazyScreen', () => {
     }
   });
 
+  /** Restarted on the alternate screen with nothing kept that redraws it: incomplete, showing only `firstRow`. */
+  const expectNothingRedrawn = async (screen: LazyScreen, firstRow: string) =>
+    expect(await screen.snapshot()).toMatchObject({
+      rows: [firstRow, '', '', '', '', ''],
+      alternateScreen: true,
+      incomplete: true,
+    });
+
   it('feeds a restart nothing of a sequence its cut went through, whichever chunk began it', async () => {
     // The kept output begins inside `49h`: in a chunk of its own it ends a switch begun in the chunk before.
     for (const chunks of [['x\x1b[?10', '49hab'], ['x\x1b[?1049hab']]) {
       const { screen, buffer } = screenOf(chunks, 4);
       expect(buffer.rawSince(0).text).toBe('9hab');
-      // Nothing kept redraws the screen: incomplete, on the alternate screen, and no `9h` shown.
-      expect(await screen.snapshot()).toMatchObject({
-        rows: ['ab', '', '', '', '', ''],
-        alternateScreen: true,
-        incomplete: true,
-      });
+      // No `9h` shown.
+      await expectNothingRedrawn(screen, 'ab');
       screen.dispose();
     }
   });
@@ -182,13 +186,9 @@ describe('LazyScreen', () => {
       });
       screen.dispose();
     }
-    // Nothing kept redraws the screen: incomplete, but none of the title is shown as text.
+    // None of the title is shown as text.
     const { screen } = screenOf(['\x1b[?1049hxyz', '\x1b]2;', 'a long ', 'title\x07cd'], 12);
-    expect(await screen.snapshot()).toMatchObject({
-      rows: ['cd', '', '', '', '', ''],
-      alternateScreen: true,
-      incomplete: true,
-    });
+    await expectNothingRedrawn(screen, 'cd');
     screen.dispose();
   });
 
@@ -202,8 +202,7 @@ describe('LazyScreen', () => {
     buffer.append(' on');
     buffer.append('\x07more');
     expect(buffer.rawSince(0).from).toBeLessThan(15 + 50);
-    const after = await screen.snapshot();
-    expect(after).toMatchObject({ rows: ['more', '', '', '', '', ''], incomplete: true, alternateScreen: true });
+    await expectNothingRedrawn(screen, 'more');
     // And a redraw makes it whole.
     buffer.append('\x1b[H\x1b[2Jdrawn');
     const redrawn = await screen.snapshot();
