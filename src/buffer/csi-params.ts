@@ -5,49 +5,59 @@ const RESET_MODE = 0x6c; // l
 const ALTERNATE_SCREEN_MODES: ReadonlySet<number> = new Set([47, 1047, 1049]);
 /** A parameter stops growing here: only its value up to the largest mode above matters. */
 const MAX_CSI_PARAM = 99_999;
+/** Parameters kept per sequence; later ones are read and dropped (xterm.js keeps 32). */
+const MAX_CSI_PARAMS = 32;
 
 /**
- * The parameters of the CSI sequence being read, kept only as far as the line renderer acts on them: the first
- * parameter (for the line's cursor moves and erases), and, for a `CSI ?` sequence (DEC private modes, applied to
- * nothing on the line), whether it names an alternate-screen mode.
+ * The parameters of the CSI sequence being read: its parameters (for the line's cursor moves and erases, and for the
+ * modes a screen restart gives back, terminal-modes.ts), whether it is a `CSI ?` sequence (DEC private modes), and its
+ * intermediate (`CSI ! p`). A parameter with no digit is -1. No object per sequence: colored output ends one every few
+ * characters, so the parameters go into one array reused for every sequence.
  */
 export class CsiParams {
-  /** The first parameter, -1 while it has no digit. */
-  private first = -1;
-  private inFirst = true;
-  /** Another private marker (`>`, `=` …) or an intermediate: the sequence is never applied. */
+  private readonly values: number[] = [];
+  private count = 0;
+  /** Another private marker (`>`, `=` …) or an intermediate: the sequence is never applied to the line. */
   private ignored = false;
   /** A `CSI ?` sequence. */
   private isPrivate = false;
   /** The parameter being read, -1 while it has no digit. */
   private param = -1;
-  private switchesScreen = false;
+  /** The last intermediate byte (0x20–0x2f), 0 for none. */
+  private intermediateByte = 0;
+  /** The sequence has another private marker than `?`. */
+  private otherMarker = false;
 
   /** A new sequence begins (after `ESC [` or C1 CSI). */
   start(): void {
-    this.first = -1;
-    this.inFirst = true;
+    this.count = 0;
     this.ignored = false;
     this.isPrivate = false;
     this.param = -1;
-    this.switchesScreen = false;
+    this.intermediateByte = 0;
+    this.otherMarker = false;
   }
 
   /** A parameter or intermediate byte (0x20–0x3f). */
   take(unit: number): void {
     if (unit >= 0x30 && unit <= 0x39) {
-      if (this.inFirst) this.first = Math.max(this.first, 0) * 10 + (unit - 0x30);
       this.param = Math.min(Math.max(this.param, 0) * 10 + (unit - 0x30), MAX_CSI_PARAM);
     } else if (unit === 0x3b || unit === 0x3a) {
-      this.inFirst = false;
       this.endParam();
-    } else if (unit === QUESTION && this.first === -1 && this.inFirst && !this.ignored) {
+    } else if (unit === QUESTION && this.param === -1 && this.count === 0 && !this.ignored) {
       this.isPrivate = true;
     } else {
-      // Other private markers (`>`, `=` …) and intermediates: never a sequence applied here.
+      // Other private markers (`>`, `=` …) and intermediates: never a sequence applied to the line.
+      if (unit < 0x30) this.intermediateByte = unit;
+      else this.otherMarker = true;
       this.ignored = true;
       this.isPrivate = false;
     }
+  }
+
+  /** The sequence's final byte came: its last parameter is complete. */
+  end(): void {
+    this.endParam();
   }
 
   /** Whether the sequence, once it ends, acts on the line: neither private nor ignored. */
@@ -55,24 +65,46 @@ export class CsiParams {
     return !this.isPrivate && !this.ignored;
   }
 
+  /** A `CSI ?` sequence. */
+  get privateModes(): boolean {
+    return this.isPrivate;
+  }
+
+  /** No private marker of any kind, and no intermediate but `only` (0: none). */
+  plainWith(only: number): boolean {
+    return !this.isPrivate && !this.otherMarker && this.intermediateByte === only;
+  }
+
   /** The first parameter, -1 when it has none. */
   get firstParam(): number {
-    return this.first;
+    return this.at(0);
+  }
+
+  /** How many parameters the sequence has (an empty one counts: `CSI ; 5 r` has two). */
+  get length(): number {
+    return this.count;
+  }
+
+  /** Parameter `index`, -1 when it has no digit or is not there. */
+  at(index: number): number {
+    return index < this.count && index < MAX_CSI_PARAMS ? (this.values[index] as number) : -1;
   }
 
   /**
-   * The sequence ends with `final`: true or false for a switch to or from the alternate screen, as xterm makes
-   * DECSET / DECRST (`CSI ? … h` / `l`) of any of 47, 1047, 1049 in the list; undefined for anything else. (No
-   * object per sequence: colored output ends one every few characters.)
+   * Once ended: true or false for a switch to or from the alternate screen, as xterm makes DECSET / DECRST
+   * (`CSI ? … h` / `l`) of any of 47, 1047, 1049 in the list; undefined for anything else.
    */
   screenSwitch(final: number): boolean | undefined {
-    if (!this.isPrivate) return undefined;
-    this.endParam();
-    return this.switchesScreen && (final === SET_MODE || final === RESET_MODE) ? final === SET_MODE : undefined;
+    if (!this.isPrivate || (final !== SET_MODE && final !== RESET_MODE)) return undefined;
+    for (let i = 0; i < this.count && i < MAX_CSI_PARAMS; i++) {
+      if (ALTERNATE_SCREEN_MODES.has(this.values[i] as number)) return final === SET_MODE;
+    }
+    return undefined;
   }
 
   private endParam(): void {
-    if (ALTERNATE_SCREEN_MODES.has(this.param)) this.switchesScreen = true;
+    if (this.count < MAX_CSI_PARAMS) this.values[this.count] = this.param;
+    this.count++;
     this.param = -1;
   }
 }

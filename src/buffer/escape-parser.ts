@@ -1,4 +1,5 @@
 import { CsiParams } from './csi-params.js';
+import { ModeTracker, type TerminalModes } from './terminal-modes.js';
 
 /** What a sequence does to the line it is read on. */
 export interface LineEffects {
@@ -34,25 +35,64 @@ const C1_PM = 0x9e;
 const C1_APC = 0x9f;
 /** `m`: the final of an SGR sequence (colors and attributes). */
 const SGR_FINAL = 0x6d;
+const SET_MODE = 0x68; // h
+const RESET_MODE = 0x6c; // l
+const SO = 0x0e;
+const SI = 0x0f;
+const C1_HTS = 0x88;
+/** DEC private modes that switch to the alternate screen and back; 1049 also saves and restores the cursor. */
+const SCREEN_MODES: ReadonlySet<number> = new Set([47, 1047, 1049]);
+const SAVES_CURSOR = 1049;
+/** `ESC` finals that invoke a G level into GL (LS2, LS3, LS3R, LS2R, LS1R), as xterm.js takes them. */
+const INVOKING_FINALS: Readonly<Record<number, number>> = { 0x6e: 2, 0x6f: 3, 0x7c: 3, 0x7d: 2, 0x7e: 1 };
+
+/** Where a parser starts: the screen shown and the modes (terminal-modes.ts), fresh by default. */
+export interface ParserStart {
+  readonly alternate: boolean;
+  readonly modes: TerminalModes;
+}
 
 /**
  * The escape-sequence state machine of the line renderer, one UTF-16 unit at a time: CSI, OSC, DCS/SOS/PM/APC,
  * two-byte and charset escapes, and their 8-bit C1 forms. A sequence longer than the bound is abandoned, and what
  * follows is text again. It keeps what the renderer needs beyond the line: every switch to the alternate screen
- * and back (and a full reset, which leaves it), and whether anything but an SGR went by.
+ * and back (and a full reset, which leaves it), the modes a screen's restart gives back (ModeTracker), and whether
+ * anything but an SGR went by.
  */
 export class EscapeParser {
   private state = State.Ground;
   private sequenceChars = 0;
   private readonly csiParams = new CsiParams();
-  private onAlternate = false;
+  private onAlternate: boolean;
+  private readonly tracker: ModeTracker;
+  /** The one intermediate of an `ESC` sequence being read (`(` of `ESC ( 0`), 0 for none, -1 for more than one. */
+  private escIntermediate = 0;
   /** Anything but an SGR was read since the renderer last looked (see LineRenderer.takeOnlyText). */
   notOnlyText = false;
 
   constructor(
     private readonly maxSequenceChars: number,
     private readonly effects: LineEffects,
-  ) {}
+    start?: ParserStart,
+  ) {
+    this.onAlternate = start?.alternate ?? false;
+    this.tracker = new ModeTracker(start?.modes, this.onAlternate);
+  }
+
+  /** The modes as of what was read so far (the same object until one changes). */
+  get modes(): TerminalModes {
+    return this.tracker.snapshot();
+  }
+
+  /**
+   * A control read as text or inside an ESC or CSI sequence, once the line has taken it: SO, SI and HTS change
+   * modes a restart gives back.
+   */
+  control(unit: number): void {
+    if (unit === SO) this.tracker.invoke(1);
+    else if (unit === SI) this.tracker.invoke(0);
+    else if (unit === C1_HTS) this.tracker.tabSet();
+  }
 
   /** Whether a sequence is under way. */
   get inSequence(): boolean {
@@ -133,7 +173,13 @@ export class EscapeParser {
     } else if (this.state === State.Escape) {
       this.escape(unit);
     } else if (this.state === State.EscapeIntermediate) {
-      if (unit >= 0x30) this.state = State.Ground;
+      if (unit < 0x30) {
+        this.escIntermediate = -1;
+      } else {
+        this.state = State.Ground;
+        if (this.escIntermediate > 0)
+          this.tracker.designate(String.fromCharCode(this.escIntermediate), String.fromCharCode(unit));
+      }
     } else {
       this.csi(unit);
     }
@@ -148,6 +194,7 @@ export class EscapeParser {
   private enterEscape(): void {
     this.state = State.Escape;
     this.sequenceChars = 1;
+    this.escIntermediate = 0;
   }
 
   private enterCsi(): void {
@@ -171,12 +218,34 @@ export class EscapeParser {
         return;
       case 0x63: // c: a full reset, which leaves the alternate screen
         this.onAlternate = false;
+        this.tracker.fullReset();
         this.state = State.Ground;
         return;
       default:
         // `ESC ( B` and friends carry intermediates before their final; `ESC \`, `ESC 7` … end here.
-        this.state = unit < 0x30 ? State.EscapeIntermediate : State.Ground;
+        if (unit < 0x30) {
+          this.state = State.EscapeIntermediate;
+          this.escIntermediate = unit;
+          return;
+        }
+        this.state = State.Ground;
+        this.escapeFinal(unit);
     }
+  }
+
+  /** A two-character escape: the ones that change modes a restart gives back. */
+  private escapeFinal(unit: number): void {
+    const level = INVOKING_FINALS[unit];
+    if (level !== undefined) this.tracker.invoke(level);
+    else if (unit === 0x48)
+      this.tracker.tabSet(); // H: HTS
+    else if (unit === 0x37)
+      this.tracker.saveCursor(); // 7: DECSC
+    else if (unit === 0x38)
+      this.tracker.restoreCursor(); // 8: DECRC
+    else if (unit === 0x3d)
+      this.tracker.privateMode(66, true); // =: DECKPAM
+    else if (unit === 0x3e) this.tracker.privateMode(66, false); // >: DECKPNM
   }
 
   private csi(unit: number): void {
@@ -185,9 +254,56 @@ export class EscapeParser {
       return;
     }
     this.state = State.Ground;
-    if (unit !== SGR_FINAL || !this.csiParams.appliesToLine) this.notOnlyText = true;
-    const screen = this.csiParams.screenSwitch(unit);
-    if (screen !== undefined) this.onAlternate = screen;
-    else if (this.csiParams.appliesToLine) this.effects.lineCsi(unit, this.csiParams.firstParam);
+    const params = this.csiParams;
+    params.end();
+    if (unit === SGR_FINAL && params.appliesToLine) return;
+    this.notOnlyText = true;
+    if (params.privateModes) {
+      if (unit === SET_MODE || unit === RESET_MODE) this.privateModes(unit === SET_MODE);
+    } else if (params.plainWith(0)) {
+      this.ansiCsi(unit);
+      this.effects.lineCsi(unit, params.firstParam);
+    } else if (params.plainWith(0x21) && unit === 0x70) {
+      this.tracker.softReset(); // `CSI ! p`: DECSTR
+    }
+  }
+
+  /** DECSET / DECRST, each mode of the list in turn. */
+  private privateModes(set: boolean): void {
+    const params = this.csiParams;
+    for (let i = 0; i < params.length; i++) {
+      const mode = params.at(i);
+      if (SCREEN_MODES.has(mode)) {
+        this.tracker.switchScreen(set, mode === SAVES_CURSOR);
+        this.onAlternate = set;
+      } else {
+        this.tracker.privateMode(mode, set);
+      }
+    }
+  }
+
+  /** The CSI sequences with no marker or intermediate that change modes a restart gives back. */
+  private ansiCsi(final: number): void {
+    const params = this.csiParams;
+    switch (final) {
+      case SET_MODE:
+      case RESET_MODE:
+        for (let i = 0; i < params.length; i++) this.tracker.mode(params.at(i), final === SET_MODE);
+        return;
+      case 0x72: // r: DECSTBM
+        this.tracker.scrollRegion(params.length, params.at(0), params.at(1));
+        return;
+      case 0x67: // g: TBC
+        this.tracker.tabClear(params.firstParam);
+        return;
+      case 0x73: // s: save the cursor (and the set printing uses)
+        this.tracker.saveCursor();
+        return;
+      case 0x75: // u: restore it
+        this.tracker.restoreCursor();
+        return;
+      default:
+        return;
+    }
   }
 }

@@ -1,6 +1,7 @@
 import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_TERMINAL_DIMENSION } from '../limits.js';
 import { ColoredRuns } from './colored-runs.js';
-import { EscapeParser, type LineEffects } from './escape-parser.js';
+import { EscapeParser, type LineEffects, type ParserStart } from './escape-parser.js';
+import { FRESH_MODES, type TerminalModes } from './terminal-modes.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 import { LineCells } from './line-cells.js';
 import type { LineScanner } from './line-scan.js';
@@ -23,6 +24,8 @@ export interface LineRendererOptions {
   readonly maxLineChars?: number;
   /** Past this many chars an unterminated escape sequence is abandoned and what follows is text again. */
   readonly maxSequenceChars?: number;
+  /** The screen and modes to start from (fresh by default): to follow them from a known point of the output. */
+  readonly start?: ParserStart;
 }
 
 const BS = 0x08;
@@ -32,8 +35,8 @@ const CR = 0x0d;
 const ESC = 0x1b;
 const REPLACEMENT = '\uFFFD';
 
-/** Until the first chunk: a renderer that has rendered nothing hands no line anywhere. */
-const NO_SINK: LineSink = { line: () => undefined, lines: () => undefined };
+/** A sink that keeps nothing: before the first chunk, and for a renderer run only for the state it reaches. */
+export const NO_SINK: LineSink = { line: () => undefined, lines: () => undefined };
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1)
@@ -71,8 +74,9 @@ export class LineRenderer {
   private onlyText = true;
   /** Where in the last chunk rendered the sequence the chunk before it had cut ended (-1: none, or not in it). */
   private carriedEnd = -1;
-  /** Which screen showed right after that sequence. */
+  /** Which screen showed right after that sequence, and the modes then. */
   private alternateAfterCarried = false;
+  private modesAfterCarried: TerminalModes = FRESH_MODES;
   /** The last chunk ended with a `\r`: text only if the next one begins with its `\n`. */
   private crAtEnd = false;
 
@@ -84,7 +88,7 @@ export class LineRenderer {
       control: (unit) => this.control(unit, this.sink),
       lineCsi: (final, param) => this.lineCsi(final, param),
     };
-    this.sequences = new EscapeParser(maxSequenceChars, effects);
+    this.sequences = new EscapeParser(maxSequenceChars, effects, options.start);
   }
 
   /** Feeds a chunk; returns the lines it completed, oldest first. */
@@ -131,6 +135,7 @@ export class LineRenderer {
       if (this.betweenSequences) {
         this.carriedEnd = i;
         this.alternateAfterCarried = this.sequences.alternateScreen;
+        this.modesAfterCarried = this.sequences.modes;
       }
     }
     while (i < end) {
@@ -236,8 +241,15 @@ export class LineRenderer {
    * In the last chunk rendered, the end of a sequence the chunk before it had cut, and which screen showed right
    * after it; undefined when none was cut there, or it did not end in the chunk.
    */
-  carriedSequence(): { end: number; alternate: boolean } | undefined {
-    return this.carriedEnd === -1 ? undefined : { end: this.carriedEnd, alternate: this.alternateAfterCarried };
+  carriedSequence(): { end: number; alternate: boolean; modes: TerminalModes } | undefined {
+    return this.carriedEnd === -1
+      ? undefined
+      : { end: this.carriedEnd, alternate: this.alternateAfterCarried, modes: this.modesAfterCarried };
+  }
+
+  /** The modes a screen's restart gives back (terminal-modes.ts), as of everything rendered so far. */
+  get modes(): TerminalModes {
+    return this.sequences.modes;
   }
 
   /** Whether no escape sequence is under way: one cut by a chunk's end has not taken effect yet. */
@@ -322,6 +334,8 @@ export class LineRenderer {
         this.line.put('\t');
         return;
       default:
+        // No visible effect on the line; a few change modes a screen's restart gives back.
+        this.sequences.control(unit);
         return;
     }
   }

@@ -7,7 +7,8 @@ import {
   MAX_ESCAPE_SEQUENCE_CHARS,
   MAX_RAW_CHARS,
 } from '../limits.js';
-import { LineRenderer } from './line-renderer.js';
+import { LineRenderer, NO_SINK } from './line-renderer.js';
+import type { ParserStart } from './escape-parser.js';
 import { type LineScanner, lineScanner } from './line-scan.js';
 import { LineStore } from './line-store.js';
 import { type RawChunk, RawTail } from './raw-tail.js';
@@ -122,6 +123,7 @@ export class OutputBuffer {
   private appendPart(chunk: string, bytes: Uint8Array | undefined): void {
     // Where the chunk starts, the renderer has taken every switch before it, unless one is cut there.
     const alternateAtStart = this.renderer.betweenSequences ? this.renderer.alternateScreen : undefined;
+    const modesAtStart = alternateAtStart === undefined ? undefined : this.renderer.modes;
     // Plain, and begun outside any sequence (a plain chunk may end one the last chunk began, e.g. `49h`).
     const fresh = this.renderer.atGround;
     // Same length and all of it ASCII: the decoder carried nothing over, so byte i is character i.
@@ -134,7 +136,7 @@ export class OutputBuffer {
     // A sequence cut at the chunk's start took effect where it ended in it: the screen from there on is known. One
     // that does not end in it leaves both undefined, and the raw tail finds them in the chunk where it does end.
     const carried = alternateAtStart === undefined ? this.renderer.carriedSequence() : undefined;
-    this.raw.append(chunk, alternateAtStart ?? carried?.alternate, carried?.end ?? 0);
+    this.raw.append(chunk, alternateAtStart ?? carried?.alternate, carried?.end ?? 0, modesAtStart ?? carried?.modes);
     if (scanned === undefined || !fresh) this.unplainEnd = this.raw.total;
     if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;
     this.store.fit(this.partialChars());
@@ -273,6 +275,28 @@ export class OutputBuffer {
    */
   rawChunkAt(offset: number): RawChunk | undefined {
     return this.raw.chunkAt(offset);
+  }
+
+  /**
+   * The screen shown and the modes a screen's restart gives back (terminal-modes.ts) at absolute raw offset `offset`,
+   * as every sequence before it left them: from what the kept chunk holding it recorded at its start, and the chunk's
+   * own text up to the offset. Undefined where that is not known: the chunk is gone, or a sequence cut at its start
+   * has not ended.
+   */
+  modesAt(offset: number): ParserStart | undefined {
+    const chunk = this.raw.chunkAt(offset);
+    if (chunk === undefined) {
+      const atEnd = offset === this.raw.total && this.renderer.betweenSequences;
+      return atEnd ? { alternate: this.renderer.alternateScreen, modes: this.renderer.modes } : undefined;
+    }
+    if (chunk.alternateAtStart === undefined || chunk.modesAtStart === undefined) return undefined;
+    const start = { alternate: chunk.alternateAtStart, modes: chunk.modesAtStart };
+    const at = offset - chunk.start;
+    if (at <= chunk.carriedEnd) return start;
+    // Lines of one character: only the state it reaches matters.
+    const replay = new LineRenderer({ start, maxLineChars: 1 });
+    replay.render(chunk.text.slice(chunk.carriedEnd, at), NO_SINK);
+    return { alternate: replay.alternateScreen, modes: replay.modes };
   }
 
   /** Absolute raw offset of the oldest kept raw character. */

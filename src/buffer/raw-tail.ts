@@ -1,4 +1,5 @@
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
+import type { TerminalModes } from './terminal-modes.js';
 
 /** A dropped head is compacted away once it is this long and the larger part of the array. */
 const COMPACT_AT = 1_024;
@@ -25,6 +26,8 @@ export interface RawChunk {
    * to the end of the output.
    */
   readonly carriedEnd: number;
+  /** The modes a screen's restart gives back (terminal-modes.ts), where alternateAtStart is told. */
+  readonly modesAtStart: TerminalModes | undefined;
 }
 
 /**
@@ -52,6 +55,8 @@ export class RawTail {
    * does not end in the chunk.
    */
   private starts: number[] = [];
+  /** Per kept chunk, the modes past the sequence cut at its start (undefined when it does not end in the chunk). */
+  private modes: (TerminalModes | undefined)[] = [];
   /** Index of the oldest kept chunk; the slots before it are dropped. */
   private head = 0;
   /** Characters in the kept chunks. */
@@ -68,11 +73,12 @@ export class RawTail {
    * end of a sequence that an earlier chunk began (0 when none was cut at its start); undefined when that sequence
    * does not end in `chunk`.
    */
-  append(chunk: string, alternateAtStart?: boolean, carriedEnd = 0): void {
+  append(chunk: string, alternateAtStart?: boolean, carriedEnd = 0, modesAtStart?: TerminalModes): void {
     const lineFeed = chunk.indexOf('\n');
     this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
     const screen = alternateAtStart === undefined ? INSIDE_SEQUENCE : alternateAtStart ? 1 : 0;
     this.starts.push(carriedEnd * CARRIED_UNIT + screen);
+    this.modes.push(alternateAtStart === undefined ? undefined : modesAtStart);
     this.total += chunk.length;
     if (lineFeed !== -1) this.lineFeedChunkEnd = this.total;
     this.kept += chunk.length;
@@ -82,12 +88,14 @@ export class RawTail {
       if (this.kept - first.length <= this.max) break;
       this.kept -= first.length;
       // Release the chunk now, not at the next compaction.
-      this.chunks[this.head++] = '';
+      this.chunks[this.head] = '';
+      this.modes[this.head++] = undefined;
     }
     if (this.head >= COMPACT_AT && this.head * 2 >= this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
       this.lineFeeds = this.lineFeeds.slice(this.head);
       this.starts = this.starts.slice(this.head);
+      this.modes = this.modes.slice(this.head);
       this.head = 0;
     }
   }
@@ -175,11 +183,15 @@ export class RawTail {
       const packed = this.starts[at] as number;
       const screen = packed % CARRIED_UNIT;
       if (screen !== INSIDE_SEQUENCE) {
-        return { alternateAtStart: screen === 1, carriedEnd: endsIn - start + (packed - screen) / CARRIED_UNIT };
+        return {
+          alternateAtStart: screen === 1,
+          carriedEnd: endsIn - start + (packed - screen) / CARRIED_UNIT,
+          modesAtStart: this.modes[at],
+        };
       }
       endsIn += (this.chunks[at] as string).length;
     }
-    return { alternateAtStart: undefined, carriedEnd: this.total - start };
+    return { alternateAtStart: undefined, carriedEnd: this.total - start, modesAtStart: undefined };
   }
 
   /**

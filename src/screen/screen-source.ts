@@ -1,3 +1,4 @@
+import type { ParserStart } from '../buffer/escape-parser.js';
 import type { RawChunk } from '../buffer/raw-tail.js';
 
 /** What a LazyScreen reads: the PTY's raw output with absolute offsets, and what the buffer knows of it (OutputBuffer). */
@@ -18,6 +19,8 @@ export interface ScreenSource {
   noLineFeedFrom(offset: number): boolean;
   /** The kept raw chunk holding `offset`, whole, with what is known of its start (RawChunk); undefined past the end. */
   rawChunkAt(offset: number): RawChunk | undefined;
+  /** The screen shown and the modes a restart gives back (terminal-modes.ts) at `offset`; undefined when not known. */
+  modesAt(offset: number): ParserStart | undefined;
   /** Whether the program is on the alternate screen, from every switch it wrote, dropped output included. */
   readonly alternateScreen: boolean;
 }

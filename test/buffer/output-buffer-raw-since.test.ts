@@ -202,16 +202,25 @@ describe('OutputBuffer.rawChunkAt: the kept chunk around an offset, and the scre
         let start = 0;
         for (const text of texts) {
           if (!parser.open) {
-            model.push({ text, start, alternateAtStart: before.alternateScreen, carriedEnd: 0 });
+            const { modes } = before.modesAt(before.totalRawChars) ?? {};
+            model.push({ text, start, alternateAtStart: before.alternateScreen, carriedEnd: 0, modesAtStart: modes });
           } else {
             // Cut at its start: known from where the cut sequence ends, in this chunk or a later one, if it does.
             const end = parser.endOfOpen(whole.slice(start));
+            // CAN after it: a sequence that a character past ASCII ended is over there, and CAN changes nothing else.
             const upToEnd = new OutputBuffer();
-            upToEnd.append(whole.slice(0, start + (end ?? 0)));
+            upToEnd.append(`${whole.slice(0, start + (end ?? 0))}\x18`);
+            const { modes } = upToEnd.modesAt(upToEnd.totalRawChars) ?? {};
             model.push(
               end === undefined
-                ? { text, start, alternateAtStart: undefined, carriedEnd: whole.length - start }
-                : { text, start, alternateAtStart: upToEnd.alternateScreen, carriedEnd: end },
+                ? {
+                    text,
+                    start,
+                    alternateAtStart: undefined,
+                    carriedEnd: whole.length - start,
+                    modesAtStart: undefined,
+                  }
+                : { text, start, alternateAtStart: upToEnd.alternateScreen, carriedEnd: end, modesAtStart: modes },
             );
           }
           buffer.append(text);

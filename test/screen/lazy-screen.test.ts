@@ -4,7 +4,7 @@ import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { LazyScreen, type ScreenSnapshot, screenRows } from '../../src/screen/lazy-screen.js';
 import { alternateAt, cutSequenceTail, restartPoint } from '../../src/screen/reset-points.js';
 import type { ScreenSource } from '../../src/screen/screen-source.js';
-import { createTerminal, emulatorSpecimens, type XtermTerminal } from '../../src/screen/xterm.js';
+import { createTerminal, cursorHidden, emulatorSpecimens, type XtermTerminal } from '../../src/screen/xterm.js';
 import { gc } from '../support/v8-natives.js';
 
 const size = { rows: 6, cols: 20 };
@@ -255,6 +255,49 @@ describe('LazyScreen', () => {
     await expect(screen.snapshot()).rejects.toThrow(/removed/);
   });
 
+  it('gives a restart back the modes set before it, dropped output included, or says it could not', async () => {
+    // Found while checking what a restart at a clear claims: each of these showed other rows than a terminal fed every
+    // byte, and said it was complete.
+    const dropped = 'y'.repeat(200);
+    const cases: Array<{ name: string; before: string; after: string; incomplete: boolean }> = [
+      { name: 'tab stops cleared', before: '\x1b[3g', after: 'a\tb', incomplete: false },
+      { name: 'line drawing in G0', before: '\x1b(0', after: 'qqqx', incomplete: false },
+      { name: 'line drawing in G1, shifted out', before: '\x1b)0\x0e', after: 'lqk', incomplete: false },
+      { name: 'scroll region', before: '\x1b[2;4r', after: '1\n2\n3\n4\n5\n6\n7', incomplete: false },
+      { name: 'no auto-wrap', before: '\x1b[?7l', after: 'z'.repeat(30), incomplete: false },
+      { name: 'insert mode', before: '\x1b[4h', after: 'abc\x1b[1;1HX', incomplete: false },
+      { name: 'origin mode', before: '\x1b[3;5r\x1b[?6h', after: 'top', incomplete: false },
+      { name: 'cursor keys and a hidden cursor', before: '\x1b[?1h\x1b[?25l', after: 'x', incomplete: false },
+      // A stop set at the cursor's column: where is not known without the screen.
+      { name: 'a tab stop set', before: '\x1b[1;5H\x1bH', after: 'a\tb', incomplete: true },
+      { name: 'modes reset softly', before: '\x1b[?7l\x1b(0\x1b[!p', after: 'q'.repeat(30), incomplete: false },
+    ];
+    for (const { name, before, after, incomplete } of cases) {
+      const chunks = [before, dropped, `\x1b[H\x1b[2J${after}`];
+      const buffer = new OutputBuffer({ maxRawChars: 60 });
+      for (const chunk of chunks) buffer.append(chunk);
+      expect(buffer.rawSince(0).text.includes(before)).toBe(false);
+      const screen = new LazyScreen(buffer, size);
+      const snap = await screen.snapshot();
+      const whole = createTerminal(size);
+      await new Promise<void>((resolve) => whole.write(chunks.join(''), resolve));
+      const expected = {
+        name,
+        incomplete,
+        ...(incomplete ? {} : { rows: screenRows(whole), visible: !cursorHidden(whole) }),
+        applicationCursorKeys: whole.modes.applicationCursorKeysMode,
+      };
+      expect({
+        name,
+        incomplete: snap.incomplete,
+        ...(incomplete ? {} : { rows: snap.rows, visible: snap.cursor.visible }),
+        applicationCursorKeys: (await screen.keyModes()).applicationCursorKeys,
+      }).toEqual(expected);
+      whole.dispose();
+      screen.dispose();
+    }
+  });
+
   it('property: whenever it says complete, it shows what a terminal fed every byte shows', async () => {
     const piece = fc.oneof(
       // A bare clear keeps the cursor where it was: only a placement before or after it makes a restart there whole.
@@ -270,6 +313,26 @@ describe('LazyScreen', () => {
         '\x1b[3;4H',
         '\x1b[2;7H\x1b[2J',
         '\x1b[31m',
+      ),
+      // Modes a restart must give back (terminal-modes.ts), dropped or kept, and text that shows them.
+      fc.constantFrom(
+        '\x1b[?7l',
+        '\x1b[?7h',
+        '\x1b[4h',
+        '\x1b[2;4r',
+        '\x1b[r',
+        '\x1b[?6h',
+        '\x1b(0',
+        '\x1b)0\x0e',
+        '\x0f',
+        '\x1b[3g',
+        '\x1bH',
+        '\x1b7',
+        '\x1b8',
+        '\x1b[!p',
+        '\x1b[?1h',
+        '\x1b[?25l',
+        'q\tx',
       ),
       fc.string({ unit: fc.constantFrom('a', 'b', ' ', '中', 'é'), minLength: 1, maxLength: 50 }),
     );
@@ -288,9 +351,17 @@ describe('LazyScreen', () => {
             else if (i % 3 === 0) screen.alternateScreenActive();
           }
           const snap = await screen.snapshot();
-          const truth = await reference(pieces.join(''));
-          if (!snap.incomplete) expect(snap.rows).toEqual(truth);
+          const whole = createTerminal(size);
+          await new Promise<void>((resolve) => whole.write(pieces.join(''), resolve));
+          if (!snap.incomplete) {
+            expect({ rows: snap.rows, visible: snap.cursor.visible, ...(await screen.keyModes()) }).toEqual({
+              rows: screenRows(whole),
+              visible: !cursorHidden(whole),
+              applicationCursorKeys: whole.modes.applicationCursorKeysMode,
+            });
+          }
           if (buffer.rawSince(0).from === 0) expect(snap.incomplete).toBe(false);
+          whole.dispose();
           screen.dispose();
         },
       ),
@@ -863,6 +934,7 @@ describe('a screen read during a flood of text reads only its newest screens', (
     },
     rawSince: (offset) => buffer.rawSince(offset),
     rawChunkAt: (offset) => buffer.rawChunkAt(offset),
+    modesAt: (offset) => buffer.modesAt(offset),
     lastRawLineFeedBefore: (before) => buffer.lastRawLineFeedBefore(before),
     noLineFeedFrom: () => false,
     plainFrom: () => false,

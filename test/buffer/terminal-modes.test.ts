@@ -1,0 +1,113 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { LineRenderer } from '../../src/buffer/line-renderer.js';
+import { modesPrelude, restorable } from '../../src/buffer/terminal-modes.js';
+import { screenRows } from '../../src/screen/lazy-screen.js';
+import { ENTER_ALTERNATE_SCREEN } from '../../src/screen/reset-points.js';
+import { createTerminal, cursorHidden, type XtermTerminal } from '../../src/screen/xterm.js';
+
+const size = { rows: 6, cols: 20 };
+
+const write = (terminal: XtermTerminal, text: string) => new Promise<void>((resolve) => terminal.write(text, resolve));
+
+/** What the terminal's state shows: its screen and modes, then what a redraw at the top left prints with them. */
+async function observed(terminal: XtermTerminal) {
+  const { modes } = terminal;
+  const internals = (terminal as unknown as { _core: { buffer: { scrollTop: number; scrollBottom: number } } })._core;
+  const state = {
+    screen: terminal.buffer.active.type,
+    cursorKeys: modes.applicationCursorKeysMode,
+    keypad: modes.applicationKeypadMode,
+    insert: modes.insertMode,
+    origin: modes.originMode,
+    wrap: modes.wraparoundMode,
+    reverseWrap: modes.reverseWraparoundMode,
+    hidden: cursorHidden(terminal),
+    region: [internals.buffer.scrollTop, internals.buffer.scrollBottom],
+  };
+  // Line drawing shows in `lqkx`, tab stops in the tabs, insert and wrap in the long line, the region in the scrolling
+  // (the whole screen does not scroll: the first row stays in view).
+  await write(terminal, `\x1b[H\x1b[2Jlqkx\ta\tb\r\x1b[Ccd${'w'.repeat(25)}\n1\n2\n3\n4`);
+  return { ...state, rows: screenRows(terminal) };
+}
+
+/** The renderer's modes after `text`, given back to a fresh emulator on the screen the renderer says is shown. */
+function rendered(text: string) {
+  const renderer = new LineRenderer();
+  renderer.push(text);
+  const { modes, alternateScreen } = renderer;
+  return {
+    prelude: modesPrelude(modes, alternateScreen ? ENTER_ALTERNATE_SCREEN : undefined),
+    restorable: restorable(modes, alternateScreen ? 'alternate' : 'normal'),
+  };
+}
+
+describe('terminal modes a screen restart gives back', () => {
+  it('property: a fresh emulator given the prelude is in the state of one fed every byte, when restorable says so', async () => {
+    const piece = fc.constantFrom(
+      ...['\x1b[?1h', '\x1b[?1l', '\x1b[?6h', '\x1b[?6l', '\x1b[?7l', '\x1b[?7h', '\x1b[?25l', '\x1b[?25h'],
+      ...['\x1b[?45h', '\x1b[?66h', '\x1b=', '\x1b>', '\x1b[?1;25l', '\x1b[?7;6h', '\x1b[?2h', '\x1b[?1049;1h'],
+      ...['\x1b[4h', '\x1b[4l', '\x1b[4;20h', '\x1b[2;4r', '\x1b[r', '\x1b[3r', '\x1b[;4r', '\x1b[5;2r', '\x1b[0;0r'],
+      ...['\x1b[3g', '\x1b[g', '\x1b[0g', '\x1bH', '\x88', '\x1b[2;9H', '\x1b[!p', '\x1bc'],
+      ...['\x1b[?1049h', '\x1b[?1049l', '\x1b[?47h', '\x1b[?47l', '\x1b[?1047h', '\x1b[?1047l'],
+      ...['\x1b7', '\x1b8', '\x1b[s', '\x1b[u', '\x1b[?1048h', '\x1b[?1048l'],
+      ...['\x0e', '\x0f', '\x1bn', '\x1bo', '\x1b~', '\x1b}', '\x1b|', '\x1b%@', '\x1b%G'],
+      ...[
+        '\x1b(0',
+        '\x1b(B',
+        '\x1b)0',
+        '\x1b)A',
+        '\x1b*0',
+        '\x1b+0',
+        '\x1b-0',
+        '\x1b.0',
+        '\x1b/0',
+        '\x1b(%',
+        '\x1b((0',
+      ],
+      ...['ab', '\n', '\x1b[31m', '\x1b]2;t\x07'],
+    );
+    let compared = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), async (pieces) => {
+        const text = pieces.join('');
+        const { prelude, restorable: whole } = rendered(text);
+        if (!whole) return;
+        compared++;
+        const [fed, restarted] = [createTerminal(size), createTerminal(size)];
+        await write(fed, text);
+        await write(restarted, prelude);
+        expect({ pieces, ...(await observed(restarted)) }).toEqual({ pieces, ...(await observed(fed)) });
+        fed.dispose();
+        restarted.dispose();
+      }),
+      { numRuns: 400 },
+    );
+    // Most runs are restorable: the property is about the prelude, not about giving up.
+    expect(compared).toBeGreaterThan(200);
+  });
+
+  it('follows the set a cursor restore brings back, and says when no prelude can give it', async () => {
+    // Restores: DECRC, CSI u, leaving 1049 (xterm.js restores the set printing used with the cursor).
+    for (const [text, restorable] of [
+      ['\x1b7\x1b(0\x1b8', false],
+      ['\x1b[s\x1b(0\x1b[u', false],
+      ['\x1b[?1049h\x1b(0\x1b[?1049l', false],
+      ['\x1b7\x1b(0\x1b(B\x1b8', true],
+      ['\x1b(0\x1b7\x1b(B\x1b8\x1b(0', true],
+    ] as const) {
+      expect({ text, restorable: rendered(text).restorable }).toEqual({ text, restorable });
+    }
+  });
+
+  it('is the same object from chunk to chunk until a mode changes', () => {
+    const renderer = new LineRenderer();
+    renderer.push('plain\n');
+    const first = renderer.modes;
+    renderer.push('\x1b[31mred\x1b[0m and more\n\x1b]2;title\x07');
+    expect(renderer.modes).toBe(first);
+    renderer.push('\x1b[?1h');
+    expect(renderer.modes).not.toBe(first);
+    expect(renderer.modes.privateBits & 1).toBe(1);
+  });
+});
