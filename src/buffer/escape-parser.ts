@@ -79,6 +79,11 @@ export class EscapeParser {
     this.tracker = new ModeTracker(start?.modes, this.onAlternate);
   }
 
+  /** A cursor restore brought back a cursor saved before this parser's start (ModeTracker.restoredEarlierSave). */
+  get restoredEarlierSave(): boolean {
+    return this.tracker.restoredEarlierSave;
+  }
+
   /** The modes as of what was read so far (the same object until one changes). */
   get modes(): TerminalModes {
     return this.tracker.snapshot();

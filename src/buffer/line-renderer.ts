@@ -247,6 +247,11 @@ export class LineRenderer {
       : { end: this.carriedEnd, alternate: this.alternateAfterCarried, modes: this.modesAfterCarried };
   }
 
+  /** A cursor restore brought back a cursor saved before the renderer's start (see LineRendererOptions.start). */
+  get restoredEarlierSave(): boolean {
+    return this.sequences.restoredEarlierSave;
+  }
+
   /** The modes a screen's restart gives back (terminal-modes.ts), as of everything rendered so far. */
   get modes(): TerminalModes {
     return this.sequences.modes;

@@ -7,11 +7,12 @@ import {
   MAX_ESCAPE_SEQUENCE_CHARS,
   MAX_RAW_CHARS,
 } from '../limits.js';
-import { LineRenderer, NO_SINK } from './line-renderer.js';
+import { LineRenderer } from './line-renderer.js';
 import type { ParserStart } from './escape-parser.js';
 import { type LineScanner, lineScanner } from './line-scan.js';
 import { LineStore } from './line-store.js';
 import { type RawChunk, RawTail } from './raw-tail.js';
+import { replayModes } from './replay-modes.js';
 
 export interface OutputBufferOptions {
   /** The bound on rendered lines: each line costs its length + 1 (its newline) + `lineOverheadChars`. */
@@ -293,10 +294,7 @@ export class OutputBuffer {
     const start = { alternate: chunk.alternateAtStart, modes: chunk.modesAtStart };
     const at = offset - chunk.start;
     if (at <= chunk.carriedEnd) return start;
-    // Lines of one character: only the state it reaches matters.
-    const replay = new LineRenderer({ start, maxLineChars: 1 });
-    replay.render(chunk.text.slice(chunk.carriedEnd, at), NO_SINK);
-    return { alternate: replay.alternateScreen, modes: replay.modes };
+    return replayModes(chunk.text.slice(chunk.carriedEnd, at), start).end;
   }
 
   /** Absolute raw offset of the oldest kept raw character. */

@@ -52,6 +52,12 @@ export interface TerminalModes {
   readonly printing: string;
   readonly normal: ScreenModes;
   readonly alternate: ScreenModes;
+  /**
+   * Per screen, the set printing used when the cursor was last saved there (DECSC, `CSI s`, 1048, 1049), which a
+   * restore brings back with the cursor; undefined while none is saved (a restore then brings back the US set, home).
+   */
+  readonly savedNormal: string | undefined;
+  readonly savedAlternate: string | undefined;
 }
 
 const FRESH_SCREEN: ScreenModes = { region: undefined, tabs: 'fresh' };
@@ -64,6 +70,8 @@ export const FRESH_MODES: TerminalModes = {
   printing: US,
   normal: FRESH_SCREEN,
   alternate: FRESH_SCREEN,
+  savedNormal: undefined,
+  savedAlternate: undefined,
 };
 
 /**
@@ -112,11 +120,14 @@ export class ModeTracker {
   private printing: string;
   private normal: ScreenModes;
   private alternate: ScreenModes;
-  /** The set printing used at the last cursor save, per screen (xterm.js restores it with the cursor). */
-  private savedNormal = US;
-  private savedAlternate = US;
+  private savedNormal: string | undefined;
+  private savedAlternate: string | undefined;
   private onAlternate = false;
   private current: TerminalModes | undefined;
+  /** Per screen, whether a cursor was saved there since this tracker began (see restoredEarlierSave). */
+  private savedSinceStart = { normal: false, alternate: false };
+  /** A cursor restore brought back a cursor saved before this tracker began: where it is is not known here. */
+  restoredEarlierSave = false;
 
   constructor(from: TerminalModes = FRESH_MODES, onAlternate = false) {
     this.privateBits = from.privateBits;
@@ -126,6 +137,8 @@ export class ModeTracker {
     this.printing = from.printing;
     this.normal = from.normal;
     this.alternate = from.alternate;
+    this.savedNormal = from.savedNormal;
+    this.savedAlternate = from.savedAlternate;
     this.onAlternate = onAlternate;
     this.current = from;
   }
@@ -139,6 +152,8 @@ export class ModeTracker {
       printing: this.printing,
       normal: this.normal,
       alternate: this.alternate,
+      savedNormal: this.savedNormal,
+      savedAlternate: this.savedAlternate,
     };
     return this.current;
   }
@@ -222,13 +237,19 @@ export class ModeTracker {
   }
 
   saveCursor(): void {
-    if (this.onAlternate) this.savedAlternate = this.printing;
-    else this.savedNormal = this.printing;
+    this.change(() => {
+      if (this.onAlternate) this.savedAlternate = this.printing;
+      else this.savedNormal = this.printing;
+    });
+    this.savedSinceStart[this.onAlternate ? 'alternate' : 'normal'] = true;
   }
 
   restoreCursor(): void {
     const saved = this.onAlternate ? this.savedAlternate : this.savedNormal;
-    if (saved !== this.printing) this.change(() => (this.printing = saved));
+    if (saved !== undefined && !this.savedSinceStart[this.onAlternate ? 'alternate' : 'normal'])
+      this.restoredEarlierSave = true;
+    const printing = saved ?? US;
+    if (printing !== this.printing) this.change(() => (this.printing = printing));
   }
 
   /** DECSTR (`CSI ! p`), as xterm.js does it: modes and charsets as fresh, the shown screen's region whole. */
@@ -239,9 +260,9 @@ export class ModeTracker {
       this.charsets.fill(US);
       this.invoked = 0;
       this.printing = US;
-      // The cursor saved on the screen shown is reset with them (xterm.js: "reset DECSC data").
-      if (this.onAlternate) this.savedAlternate = US;
-      else this.savedNormal = US;
+      // The cursor saved on the screen shown is reset with them (xterm.js: "reset DECSC data"): home, the US set.
+      if (this.onAlternate) this.savedAlternate = undefined;
+      else this.savedNormal = undefined;
     });
     this.changeScreen({ region: undefined });
   }
@@ -256,8 +277,8 @@ export class ModeTracker {
       this.printing = US;
       this.normal = FRESH_SCREEN;
       this.alternate = FRESH_SCREEN;
-      this.savedNormal = US;
-      this.savedAlternate = US;
+      this.savedNormal = undefined;
+      this.savedAlternate = undefined;
     });
     this.onAlternate = false;
   }

@@ -2,6 +2,7 @@ import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { SCREEN_FEED_CHUNK_CHARS, SCREEN_IDLE_CATCHUP_MS, SCREEN_SKIP_FROM_CHARS } from '../limits.js';
 import type { KeyModes } from '../keys/encode-key.js';
+import { replayModes } from '../buffer/replay-modes.js';
 import { modesPrelude, restorable } from '../buffer/terminal-modes.js';
 import { ENTER_ALTERNATE_SCREEN, keptStart, lastAltToggle, restartPoint } from './reset-points.js';
 import type { ScreenSource } from './screen-source.js';
@@ -173,11 +174,14 @@ export class LazyScreen {
         text = text.slice(start.skip);
         const point = restartPoint(text, start.alternate ?? this.source.alternateScreen, start.alternate);
         // The modes set before the point, the dropped output's included, given back first (terminal-modes.ts).
-        const modes = this.source.modesAt(from + start.skip + point.index)?.modes;
+        const atPoint = this.source.modesAt(from + start.skip + point.index);
         const enter = point.enterAlternate ? ENTER_ALTERNATE_SCREEN : undefined;
         const shown = point.enterAlternate ? 'alternate' : point.kind === 'alternate' ? undefined : 'normal';
-        text = (modes === undefined ? (enter ?? '') : modesPrelude(modes, enter)) + text.slice(point.index);
-        this.incomplete = point.incomplete || modes === undefined || !restorable(modes, shown);
+        text = text.slice(point.index);
+        // A cursor saved before the point and restored after it: where the restore puts it is not known.
+        const lostCursor = atPoint !== undefined && replayModes(text, atPoint).restoredEarlierSave;
+        text = (atPoint === undefined ? (enter ?? '') : modesPrelude(atPoint.modes, enter)) + text;
+        this.incomplete = point.incomplete || atPoint === undefined || !restorable(atPoint.modes, shown) || lostCursor;
         this.normalScreenLost = point.kind === 'alternate' || point.enterAlternate || this.incomplete;
       } else {
         this.incomplete = false;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { LineRenderer } from '../../src/buffer/line-renderer.js';
+import { replayModes } from '../../src/buffer/replay-modes.js';
 import { modesPrelude, restorable } from '../../src/buffer/terminal-modes.js';
 import { screenRows } from '../../src/screen/lazy-screen.js';
 import { ENTER_ALTERNATE_SCREEN } from '../../src/screen/reset-points.js';
@@ -43,30 +44,19 @@ function rendered(text: string) {
 }
 
 describe('terminal modes a screen restart gives back', () => {
+  const piece = fc.constantFrom(
+    ...['\x1b[?1h', '\x1b[?1l', '\x1b[?6h', '\x1b[?6l', '\x1b[?7l', '\x1b[?7h', '\x1b[?25l', '\x1b[?25h'],
+    ...['\x1b[?45h', '\x1b[?66h', '\x1b=', '\x1b>', '\x1b[?1;25l', '\x1b[?7;6h', '\x1b[?2h', '\x1b[?1049;1h'],
+    ...['\x1b[4h', '\x1b[4l', '\x1b[4;20h', '\x1b[2;4r', '\x1b[r', '\x1b[3r', '\x1b[;4r', '\x1b[5;2r', '\x1b[0;0r'],
+    ...['\x1b[3g', '\x1b[g', '\x1b[0g', '\x1bH', '\x88', '\x1b[2;9H', '\x1b[!p', '\x1bc'],
+    ...['\x1b[?1049h', '\x1b[?1049l', '\x1b[?47h', '\x1b[?47l', '\x1b[?1047h', '\x1b[?1047l'],
+    ...['\x1b7', '\x1b8', '\x1b[s', '\x1b[u', '\x1b[?1048h', '\x1b[?1048l'],
+    ...['\x0e', '\x0f', '\x1bn', '\x1bo', '\x1b~', '\x1b}', '\x1b|', '\x1b%@', '\x1b%G'],
+    ...['\x1b(0', '\x1b(B', '\x1b)0', '\x1b)A', '\x1b*0', '\x1b+0', '\x1b-0', '\x1b.0', '\x1b/0', '\x1b(%', '\x1b((0'],
+    ...['ab', '\n', '\x1b[31m', '\x1b]2;t\x07'],
+  );
+
   it('property: a fresh emulator given the prelude is in the state of one fed every byte, when restorable says so', async () => {
-    const piece = fc.constantFrom(
-      ...['\x1b[?1h', '\x1b[?1l', '\x1b[?6h', '\x1b[?6l', '\x1b[?7l', '\x1b[?7h', '\x1b[?25l', '\x1b[?25h'],
-      ...['\x1b[?45h', '\x1b[?66h', '\x1b=', '\x1b>', '\x1b[?1;25l', '\x1b[?7;6h', '\x1b[?2h', '\x1b[?1049;1h'],
-      ...['\x1b[4h', '\x1b[4l', '\x1b[4;20h', '\x1b[2;4r', '\x1b[r', '\x1b[3r', '\x1b[;4r', '\x1b[5;2r', '\x1b[0;0r'],
-      ...['\x1b[3g', '\x1b[g', '\x1b[0g', '\x1bH', '\x88', '\x1b[2;9H', '\x1b[!p', '\x1bc'],
-      ...['\x1b[?1049h', '\x1b[?1049l', '\x1b[?47h', '\x1b[?47l', '\x1b[?1047h', '\x1b[?1047l'],
-      ...['\x1b7', '\x1b8', '\x1b[s', '\x1b[u', '\x1b[?1048h', '\x1b[?1048l'],
-      ...['\x0e', '\x0f', '\x1bn', '\x1bo', '\x1b~', '\x1b}', '\x1b|', '\x1b%@', '\x1b%G'],
-      ...[
-        '\x1b(0',
-        '\x1b(B',
-        '\x1b)0',
-        '\x1b)A',
-        '\x1b*0',
-        '\x1b+0',
-        '\x1b-0',
-        '\x1b.0',
-        '\x1b/0',
-        '\x1b(%',
-        '\x1b((0',
-      ],
-      ...['ab', '\n', '\x1b[31m', '\x1b]2;t\x07'],
-    );
     let compared = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { maxLength: 30 }), async (pieces) => {
@@ -85,6 +75,23 @@ describe('terminal modes a screen restart gives back', () => {
     );
     // Most runs are restorable: the property is about the prelude, not about giving up.
     expect(compared).toBeGreaterThan(200);
+  });
+
+  it('property: a renderer started from the modes where a cut falls ends where one fed everything does', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.nat(), (pieces, cutAt) => {
+        const text = pieces.join('');
+        const cut = cutAt % (pieces.length + 1);
+        const head = new LineRenderer();
+        head.push(pieces.slice(0, cut).join(''));
+        const start = { alternate: head.alternateScreen, modes: head.modes };
+        const all = new LineRenderer();
+        all.push(text);
+        const { end } = replayModes(pieces.slice(cut).join(''), start);
+        expect(end).toEqual({ alternate: all.alternateScreen, modes: all.modes });
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('follows the set a cursor restore brings back, and says when no prelude can give it', async () => {

@@ -271,6 +271,15 @@ describe('LazyScreen', () => {
       // A stop set at the cursor's column: where is not known without the screen.
       { name: 'a tab stop set', before: '\x1b[1;5H\x1bH', after: 'a\tb', incomplete: true },
       { name: 'modes reset softly', before: '\x1b[?7l\x1b(0\x1b[!p', after: 'q'.repeat(30), incomplete: false },
+      // A cursor saved before the point and restored after it: where it was is not known without the screen.
+      { name: 'a cursor saved', before: '\x1b[3;5H\x1b7', after: 'ab\x1b8cd', incomplete: true },
+      { name: 'a cursor saved by CSI s', before: '\x1b[3;5H\x1b[s', after: 'ab\x1b[ucd', incomplete: true },
+      {
+        name: 'a cursor saved and restored after',
+        before: '\x1b[3;5H\x1b7',
+        after: 'ab\x1b7\x1b[5;1Hx\x1b8cd',
+        incomplete: false,
+      },
     ];
     for (const { name, before, after, incomplete } of cases) {
       const chunks = [before, dropped, `\x1b[H\x1b[2J${after}`];
