@@ -158,6 +158,33 @@ describe('the screen agrees with tmux row for row', () => {
     expect(ourScreen.rows.filter((r) => r.includes('\u4e2d\u6587')).length).toBeGreaterThan(2);
   });
 
+  it('a redraw after a flood that outran the kept output, with modes set before it, shows what tmux shows', async () => {
+    // The modes are set once, then 2.3 MB of lines drop them from the kept output: the first screen read restarts at
+    // the clear, and must give them back (terminal-modes.ts) to show the line drawing, the cleared tab stops, the
+    // line that does not wrap and the scroll region as a terminal does. (Only line-drawing characters that tmux and
+    // xterm.js map alike are printed: tmux leaves `b` to `e` as they are, xterm.js shows control pictures.)
+    const script = [
+      'import sys, time',
+      'w = sys.stdout.write',
+      "w('\\x1b[?7l\\x1b)0\\x0e\\x1b[3;6r\\x1b[3g')",
+      'for i in range(40000):',
+      "    w(f'flood line {i:06d} ' + 'x' * 40 + '\\n')",
+      "w('\\x1b[H\\x1b[2Jlqqk\\tT\\r\\n' + 'z' * 80 + '\\x1b[6;1Hx\\nq\\nm\\x0f\\x1b[12;1Hdone')",
+      'sys.stdout.flush()',
+      'time.sleep(60)',
+    ].join('\n');
+    const program = ['python3', '-c', script];
+    const id = await rig.spawn(program[0]!, program.slice(1), ROWS, COLS);
+    const oracle = rig.oracle(rig.dir, ROWS, COLS, program);
+    await rig.call('pty_read', { id, limit: 1, wait: { pattern: 'done$', timeoutMs: 30_000 } });
+    const done = (rows: readonly string[]) => rows.at(-1) === 'done';
+    const ourScreen = await rig.settled(id, (s) => done(s.rows), 'redraw', 30_000);
+    expect(ourScreen.incomplete).toBe(false);
+    expect(ourScreen.rows).toEqual(await oracle.settled(done, 'redraw', 30_000));
+    // What the modes make of it, so that the test cannot pass by both sides missing them.
+    expect(ourScreen.rows[0]).toBe(`\u250c\u2500\u2500\u2510${' '.repeat(COLS - 5)}T`);
+  });
+
   it('a shell prompt after clear', async () => {
     const shell = ['bash', '--norc', '--noprofile', '-i'];
     const id = await rig.spawn(shell[0]!, shell.slice(1), ROWS, COLS);
