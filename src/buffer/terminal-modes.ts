@@ -20,6 +20,8 @@ const CURSOR_SHOWN_BIT = 1 << PRIVATE_MODES.findIndex(([mode]) => mode === 25);
 const INSERT_MODE = 4;
 /** DECANM set: xterm.js designates the US set in G0–G3. */
 const ANSI_MODE = 2;
+/** Saves the cursor (set) and restores it (reset), with the set printing uses. */
+const SAVE_CURSOR_MODE = 1048;
 /** The character sets xterm.js designates (its CHARSETS table); a designation of any other set does nothing there. */
 const CHARSET_FINALS = '0AB4C5RQKYE6ZH7=';
 /** The US set, what a fresh terminal has in every G level. */
@@ -158,7 +160,7 @@ export class ModeTracker {
     return this.current;
   }
 
-  /** DECSET / DECRST of `mode` (the alternate screen's modes are switch(), called by the parser in list order). */
+  /** DECSET / DECRST of `mode` (the parser calls switchScreen for the alternate screen's, in the list's order). */
   privateMode(mode: number, set: boolean): void {
     const index = PRIVATE_MODES.findIndex(([m]) => m === mode);
     if (index !== -1) {
@@ -169,7 +171,7 @@ export class ModeTracker {
         this.charsets.fill(US);
         this.printing = US;
       });
-    } else if (mode === 1048) {
+    } else if (mode === SAVE_CURSOR_MODE) {
       if (set) this.saveCursor();
       else this.restoreCursor();
     }
@@ -237,10 +239,12 @@ export class ModeTracker {
   }
 
   saveCursor(): void {
-    this.change(() => {
-      if (this.onAlternate) this.savedAlternate = this.printing;
-      else this.savedNormal = this.printing;
-    });
+    if ((this.onAlternate ? this.savedAlternate : this.savedNormal) !== this.printing) {
+      this.change(() => {
+        if (this.onAlternate) this.savedAlternate = this.printing;
+        else this.savedNormal = this.printing;
+      });
+    }
     this.savedSinceStart[this.onAlternate ? 'alternate' : 'normal'] = true;
   }
 
