@@ -87,6 +87,15 @@ export function restorable(modes: TerminalModes, screen: 'normal' | 'alternate' 
 }
 
 /**
+ * Whether text printed with `modes` on the `alternate` screen or not moves the cursor as a fresh terminal's does
+ * (skip-ahead.ts's model): auto-wrap on, neither insert nor reverse wrap, and the whole screen scrolling.
+ */
+export function printsLikeFresh(modes: TerminalModes, alternate: boolean): boolean {
+  const bit = (mode: number) => (modes.privateBits & (1 << PRIVATE_MODES.findIndex(([m]) => m === mode))) !== 0;
+  return bit(7) && !bit(45) && !modes.insert && (alternate ? modes.alternate : modes.normal).region === undefined;
+}
+
+/**
  * The sequences that bring a fresh emulator to `modes` (as far as restorable says), on the normal screen, then, given
  * `enterAlternate` (the sequence that enters it), on the alternate screen.
  */

@@ -1,3 +1,4 @@
+import { modesPrelude, printsLikeFresh, restorable } from '../buffer/terminal-modes.js';
 import { ENTER_ALTERNATE_SCREEN } from './reset-points.js';
 import type { ScreenSource } from './screen-source.js';
 import { skipPointFromTail } from './skip-ahead.js';
@@ -98,10 +99,16 @@ export function floodTail(source: ScreenSource, state: EmulatorState): FloodTail
   if (point === undefined) return undefined;
   const entered = `\x1b[${point.row + 1};${point.col + 1}H${text.slice(point.index)}`;
   if (current !== undefined) return { kind: 'go-on', terminal: current, text: entered, end };
+  // A fresh emulator is given the modes set before the tail (terminal-modes.ts), the dropped output's included; the
+  // tail is entered as above only where they print text as a fresh terminal's do. Else the general way restarts.
+  const at = source.modesAt(from);
+  const alternate = source.alternateScreen;
+  if (at === undefined || !printsLikeFresh(at.modes, alternate)) return undefined;
   // As restartPoint says of plain output: nothing in it redraws the whole screen. A fresh emulator fed from the very
   // start, or past dropped output that was all text, misses nothing, if the tail's first line is placed right.
   const whole = from === 0 || (lostText && state.terminal === undefined && lineKnown);
   // (From the very start, all output is text: no switch to the alternate screen is in it.)
-  const prefix = source.alternateScreen ? ENTER_ALTERNATE_SCREEN : '';
-  return { kind: 'fresh', text: prefix + entered, end, incomplete: !whole };
+  const prefix = modesPrelude(at.modes, alternate ? ENTER_ALTERNATE_SCREEN : undefined);
+  const restored = restorable(at.modes, alternate ? 'alternate' : 'normal');
+  return { kind: 'fresh', text: prefix + entered, end, incomplete: !whole || !restored };
 }

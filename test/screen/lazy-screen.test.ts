@@ -921,6 +921,22 @@ describe('a screen read during a flood of text reads only its newest screens', (
     general.dispose();
   });
 
+  it('leaves a flood printed within a scroll region to the general way, which gives the region back', async () => {
+    // Found by a soak (seed 321352710): a fresh emulator entered the tail as if the whole screen scrolled.
+    const output = `\x1b[3r${plainFlood(500)}`;
+    const scanned = new OutputBuffer({ maxRawChars: 2_000 });
+    const plainOnly = new OutputBuffer({ maxRawChars: 2_000 });
+    appendScanned(scanned, output);
+    plainOnly.append(output);
+    const [flood, general] = [new LazyScreen(scanned, size, 100), new LazyScreen(generalWayOnly(plainOnly), size, 100)];
+    const [a, b] = [await flood.snapshot(), await general.snapshot()];
+    expect(a).toEqual(b);
+    expect(a.rows.slice(2)).toEqual((await reference(output)).slice(2));
+    expect((flood as unknown as { tailSkips: number }).tailSkips).toBe(0);
+    flood.dispose();
+    general.dispose();
+  });
+
   it('restarts when the tail does not show where its first line began (a line feed was dropped with the rest)', async () => {
     const { buffer, screen, emulator } = await lookedAt('starting\n');
     appendScanned(buffer, `more\n${'a'.repeat(9_000)}`);
