@@ -61,6 +61,8 @@ export const INGEST_BYTES_PER_TURN = 256 * 1_024;
 export const MAX_SCRIPT_STDERR_CHARS = 2_000;
 /** Past this many chars a pending escape sequence is abandoned, so an OSC/DCS that never ends can't hide all later output. */
 export const MAX_ESCAPE_SEQUENCE_CHARS = 65_536;
+/** A window title a program sets (OSC 0, OSC 2) longer than this is not kept for a screen's restart to give back. */
+export const MAX_WINDOW_TITLE_CHARS = 4_096;
 
 // ── pty_write ────────────────────────────────────────────────────────────────────────────────
 export const MAX_WRITE_BYTES = 65_536;

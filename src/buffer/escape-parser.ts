@@ -1,4 +1,5 @@
 import { CsiParams } from './csi-params.js';
+import { OscTitle } from './osc-title.js';
 import { ModeTracker, type TerminalModes } from './terminal-modes.js';
 
 /** What a sequence does to the line it is read on. */
@@ -65,6 +66,7 @@ export class EscapeParser {
   private readonly csiParams = new CsiParams();
   private onAlternate: boolean;
   private readonly tracker: ModeTracker;
+  private readonly osc = new OscTitle();
   /** The one intermediate of an `ESC` sequence being read (`(` of `ESC ( 0`), 0 for none, -1 for more than one. */
   private escIntermediate = 0;
   /** Anything but an SGR was read since the renderer last looked (see LineRenderer.takeOnlyText). */
@@ -120,7 +122,7 @@ export class EscapeParser {
         this.sequenceChars = 1;
         return true;
       case C1_OSC:
-        this.state = State.Osc;
+        this.enterOsc();
         this.sequenceChars = 1;
         return true;
       case C1_DCS:
@@ -150,7 +152,8 @@ export class EscapeParser {
       return true;
     }
     if (unit === ESC) {
-      // Inside a string this starts its `ESC \` terminator; anywhere else it starts over.
+      // Inside a string this starts its `ESC \` terminator; anywhere else it starts over. Either way an OSC is over.
+      if (this.state === State.Osc) this.endOsc();
       this.enterEscape();
       return false;
     }
@@ -159,7 +162,12 @@ export class EscapeParser {
       return false;
     }
     if (this.state === State.Osc) {
-      if (unit === BEL || unit === C1_ST) this.state = State.Ground;
+      if (unit === BEL || unit === C1_ST) {
+        this.endOsc();
+        this.state = State.Ground;
+      } else {
+        this.osc.put(unit);
+      }
       return false;
     }
     if (this.state === State.EscapeString) {
@@ -202,6 +210,17 @@ export class EscapeParser {
     this.escIntermediate = 0;
   }
 
+  private enterOsc(): void {
+    this.state = State.Osc;
+    this.osc.start();
+  }
+
+  /** An OSC ended well: a title it sets is one of the things a restart gives back. */
+  private endOsc(): void {
+    const set = this.osc.end();
+    if (set !== undefined) this.tracker.setTitle(set.title);
+  }
+
   private enterCsi(): void {
     this.state = State.Csi;
     this.csiParams.start();
@@ -213,7 +232,7 @@ export class EscapeParser {
         this.enterCsi();
         return;
       case 0x5d: // ]
-        this.state = State.Osc;
+        this.enterOsc();
         return;
       case 0x50: // P
       case 0x58: // X

@@ -60,6 +60,8 @@ export interface TerminalModes {
    */
   readonly savedNormal: string | undefined;
   readonly savedAlternate: string | undefined;
+  /** The window title the program set last ('' for none); undefined when too long to keep (MAX_WINDOW_TITLE_CHARS). */
+  readonly title: string | undefined;
 }
 
 const FRESH_SCREEN: ScreenModes = { region: undefined, tabs: 'fresh' };
@@ -74,6 +76,7 @@ export const FRESH_MODES: TerminalModes = {
   alternate: FRESH_SCREEN,
   savedNormal: undefined,
   savedAlternate: undefined,
+  title: '',
 };
 
 /**
@@ -110,7 +113,9 @@ export function modesPrelude(modes: TerminalModes, enterAlternate?: string): str
     if (set !== US) prelude += `\x1b${DESIGNATE[level]}${set}`;
   });
   if (modes.invoked !== 0) prelude += INVOKE[modes.invoked];
+  // The title last, so that a restart shows it (BEL and ESC, which end it, cannot be in it).
   prelude += screenPrelude(modes.normal);
+  if (modes.title) prelude += `\x1b]2;${modes.title}\x07`;
   if (enterAlternate !== undefined) prelude += enterAlternate + screenPrelude(modes.alternate);
   return prelude;
 }
@@ -133,6 +138,7 @@ export class ModeTracker {
   private alternate: ScreenModes;
   private savedNormal: string | undefined;
   private savedAlternate: string | undefined;
+  private title: string | undefined;
   private onAlternate = false;
   private current: TerminalModes | undefined;
   /** Per screen, whether a cursor was saved there since this tracker began (see restoredEarlierSave). */
@@ -150,6 +156,7 @@ export class ModeTracker {
     this.alternate = from.alternate;
     this.savedNormal = from.savedNormal;
     this.savedAlternate = from.savedAlternate;
+    this.title = from.title;
     this.onAlternate = onAlternate;
     this.current = from;
   }
@@ -165,6 +172,7 @@ export class ModeTracker {
       alternate: this.alternate,
       savedNormal: this.savedNormal,
       savedAlternate: this.savedAlternate,
+      title: this.title,
     };
     return this.current;
   }
@@ -201,6 +209,11 @@ export class ModeTracker {
     this.change(() => (this.alternate = FRESH_SCREEN));
     this.onAlternate = false;
     if (saves) this.restoreCursor();
+  }
+
+  /** OSC 0 or 2: the window title (undefined: one too long to keep). */
+  setTitle(title: string | undefined): void {
+    if (title !== this.title) this.change(() => (this.title = title));
   }
 
   /** ANSI SM / RM (`CSI 4 h`). */

@@ -11,8 +11,16 @@ const size = { rows: 6, cols: 20 };
 
 const write = (terminal: XtermTerminal, text: string) => new Promise<void>((resolve) => terminal.write(text, resolve));
 
-/** What the terminal's state shows: its screen and modes, then what a redraw at the top left prints with them. */
-async function observed(terminal: XtermTerminal) {
+/** A terminal that remembers the last title it was given. */
+function titled(): { terminal: XtermTerminal; title: () => string } {
+  const terminal = createTerminal(size);
+  let title = '';
+  terminal.onTitleChange((t) => (title = t));
+  return { terminal, title: () => title };
+}
+
+/** What the terminal's state shows: its screen, modes and title, then what a redraw at the top left prints with them. */
+async function observed({ terminal, title }: ReturnType<typeof titled>) {
   const { modes } = terminal;
   const internals = (terminal as unknown as { _core: { buffer: { scrollTop: number; scrollBottom: number } } })._core;
   const state = {
@@ -25,6 +33,7 @@ async function observed(terminal: XtermTerminal) {
     reverseWrap: modes.reverseWraparoundMode,
     hidden: cursorHidden(terminal),
     region: [internals.buffer.scrollTop, internals.buffer.scrollBottom],
+    title: title(),
   };
   // Line drawing shows in `lqkx`, tab stops in the tabs, insert and wrap in the long line, the region in the scrolling
   // (the whole screen does not scroll: the first row stays in view).
@@ -53,7 +62,16 @@ describe('terminal modes a screen restart gives back', () => {
     ...['\x1b7', '\x1b8', '\x1b[s', '\x1b[u', '\x1b[?1048h', '\x1b[?1048l'],
     ...['\x0e', '\x0f', '\x1bn', '\x1bo', '\x1b~', '\x1b}', '\x1b|', '\x1b%@', '\x1b%G'],
     ...['\x1b(0', '\x1b(B', '\x1b)0', '\x1b)A', '\x1b*0', '\x1b+0', '\x1b-0', '\x1b.0', '\x1b/0', '\x1b(%', '\x1b((0'],
-    ...['ab', '\n', '\x1b[31m', '\x1b]2;t\x07'],
+    ...['ab', '\n', '\x1b[31m', '\x1b]2;t\x07', '\x1b]0;x y\x1b\\', '\x1b]1;icon\x07', '\x1b]2\x07', '\x1b]02;z\x07'],
+    ...[
+      '\x1b];t\x07',
+      '\x1b]2;a\x18',
+      '\x9d2;c1\x9c',
+      '\x1b]2;é中\x07',
+      '\x1b]x2;no\x07',
+      '\x1b]2;a\x1b[?1h',
+      '\x1b]2;a\tb\x07',
+    ],
   );
 
   it('property: a fresh emulator given the prelude is in the state of one fed every byte, when restorable says so', async () => {
@@ -64,12 +82,12 @@ describe('terminal modes a screen restart gives back', () => {
         const { prelude, restorable: whole } = rendered(text);
         if (!whole) return;
         compared++;
-        const [fed, restarted] = [createTerminal(size), createTerminal(size)];
-        await write(fed, text);
-        await write(restarted, prelude);
+        const [fed, restarted] = [titled(), titled()];
+        await write(fed.terminal, text);
+        await write(restarted.terminal, prelude);
         expect({ pieces, ...(await observed(restarted)) }).toEqual({ pieces, ...(await observed(fed)) });
-        fed.dispose();
-        restarted.dispose();
+        fed.terminal.dispose();
+        restarted.terminal.dispose();
       }),
       { numRuns: 400 },
     );
@@ -111,7 +129,7 @@ describe('terminal modes a screen restart gives back', () => {
     const renderer = new LineRenderer();
     renderer.push('plain\n');
     const first = renderer.modes;
-    renderer.push('\x1b[31mred\x1b[0m and more\n\x1b]2;title\x07');
+    renderer.push('\x1b[31mred\x1b[0m and more\n\x1b]8;;https://example.invalid\x07link\x1b]8;;\x07');
     expect(renderer.modes).toBe(first);
     renderer.push('\x1b[?1h');
     expect(renderer.modes).not.toBe(first);
