@@ -217,8 +217,7 @@ export class EscapeParser {
 
   /** An OSC ended well: a title it sets is one of the things a restart gives back. */
   private endOsc(): void {
-    const set = this.osc.end();
-    if (set !== undefined) this.tracker.setTitle(set.title);
+    if (this.osc.end()) this.tracker.setTitle(this.osc);
   }
 
   private enterCsi(): void {

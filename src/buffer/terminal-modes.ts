@@ -139,6 +139,8 @@ export class ModeTracker {
   private savedNormal: string | undefined;
   private savedAlternate: string | undefined;
   private title: string | undefined;
+  /** Where a title set since the last snapshot is read from, its string not made yet (see setTitle). */
+  private titleSource: { lastTitle(): string | undefined } | undefined;
   private onAlternate = false;
   private current: TerminalModes | undefined;
   /** Per screen, whether a cursor was saved there since this tracker began (see restoredEarlierSave). */
@@ -162,6 +164,10 @@ export class ModeTracker {
   }
 
   snapshot(): TerminalModes {
+    if (this.titleSource !== undefined) {
+      this.title = this.titleSource.lastTitle();
+      this.titleSource = undefined;
+    }
     this.current ??= {
       privateBits: this.privateBits,
       insert: this.insert,
@@ -211,9 +217,13 @@ export class ModeTracker {
     if (saves) this.restoreCursor();
   }
 
-  /** OSC 0 or 2: the window title (undefined: one too long to keep). */
-  setTitle(title: string | undefined): void {
-    if (title !== this.title) this.change(() => (this.title = title));
+  /**
+   * OSC 0 or 2: a window title, read from `source` when a snapshot is taken (the last title it holds then): a flood of
+   * titles makes one string per chunk, not one per title.
+   */
+  setTitle(source: { lastTitle(): string | undefined }): void {
+    this.titleSource = source;
+    this.current = undefined;
   }
 
   /** ANSI SM / RM (`CSI 4 h`). */
