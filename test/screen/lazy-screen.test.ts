@@ -914,34 +914,19 @@ describe('a screen read during a flood of text reads only its newest screens', (
   });
 
   it('restarts as the general way does when a long line followed anything but text, all of it dropped', async () => {
-    const output = `ab\x1b[31mcd\r${'a'.repeat(9_000)}`;
-    const scanned = new OutputBuffer({ maxRawChars: 2_000 });
-    const plainOnly = new OutputBuffer({ maxRawChars: 2_000 });
-    appendScanned(scanned, output);
-    plainOnly.append(output);
-    const [flood, general] = [new LazyScreen(scanned, size, 100), new LazyScreen(generalWayOnly(plainOnly), size, 100)];
-    const [a, b] = [await flood.snapshot(), await general.snapshot()];
+    const { a, b, tailSkips } = await bothWays(`ab\x1b[31mcd\r${'a'.repeat(9_000)}`);
     expect(a).toEqual(b);
     expect(a.incomplete).toBe(true);
-    expect((flood as unknown as { tailSkips: number }).tailSkips).toBe(1);
-    flood.dispose();
-    general.dispose();
+    expect(tailSkips).toBe(1);
   });
 
   it('leaves a flood printed within a scroll region to the general way, which gives the region back', async () => {
     // Found by a soak (seed 321352710): a fresh emulator entered the tail as if the whole screen scrolled.
     const output = `\x1b[3r${plainFlood(500)}`;
-    const scanned = new OutputBuffer({ maxRawChars: 2_000 });
-    const plainOnly = new OutputBuffer({ maxRawChars: 2_000 });
-    appendScanned(scanned, output);
-    plainOnly.append(output);
-    const [flood, general] = [new LazyScreen(scanned, size, 100), new LazyScreen(generalWayOnly(plainOnly), size, 100)];
-    const [a, b] = [await flood.snapshot(), await general.snapshot()];
+    const { a, b, tailSkips } = await bothWays(output);
     expect(a).toEqual(b);
     expect(a.rows.slice(2)).toEqual((await reference(output)).slice(2));
-    expect((flood as unknown as { tailSkips: number }).tailSkips).toBe(0);
-    flood.dispose();
-    general.dispose();
+    expect(tailSkips).toBe(0);
   });
 
   it('restarts when the tail does not show where its first line began (a line feed was dropped with the rest)', async () => {
@@ -972,6 +957,20 @@ describe('a screen read during a flood of text reads only its newest screens', (
     plainFrom: () => false,
     onlyTextFrom: () => false,
   });
+
+  /** `output` read once the flood way (with its bytes, kept 2,000 at most) and once the general way only. */
+  const bothWays = async (output: string) => {
+    const scanned = new OutputBuffer({ maxRawChars: 2_000 });
+    const plainOnly = new OutputBuffer({ maxRawChars: 2_000 });
+    appendScanned(scanned, output);
+    plainOnly.append(output);
+    const [flood, general] = [new LazyScreen(scanned, size, 100), new LazyScreen(generalWayOnly(plainOnly), size, 100)];
+    const [a, b] = [await flood.snapshot(), await general.snapshot()];
+    const { tailSkips } = flood as unknown as { tailSkips: number };
+    flood.dispose();
+    general.dispose();
+    return { a, b, tailSkips };
+  };
 
   /** What both ways must agree on. The flood way may know more: see `knewMore`. */
   const shown = ({ rows, cursor, size: shape, alternateScreen }: ScreenSnapshot) => ({

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ScreenView } from '../../src/protocol/tool-results.js';
 import { ScreenRig } from '../support/screen-rig.js';
 
 jest.setTimeout(60_000);
@@ -147,14 +148,9 @@ describe('the screen agrees with tmux row for row', () => {
       "sys.stdout.write('done')",
       'sys.stdout.flush()',
       'time.sleep(60)',
-    ].join('\n');
-    const program = ['python3', '-c', script];
-    const id = await rig.spawn(program[0]!, program.slice(1), ROWS, COLS);
-    const oracle = rig.oracle(rig.dir, ROWS, COLS, program);
-    await rig.call('pty_read', { id, limit: 1, wait: { pattern: '^done$', timeoutMs: 15_000 } });
-    const done = (rows: readonly string[]) => rows.some((r) => r === 'done');
-    const ourScreen = await rig.settled(id, (s) => done(s.rows), 'flood');
-    expect(ourScreen.rows).toEqual(await oracle.settled(done, 'flood'));
+    ];
+    const { ours: ourScreen, tmux } = await pythonOnBoth(script, 'flood', (rows) => rows.some((r) => r === 'done'));
+    expect(ourScreen.rows).toEqual(tmux);
     expect(ourScreen.rows.filter((r) => r.includes('\u4e2d\u6587')).length).toBeGreaterThan(2);
   });
 
@@ -172,15 +168,11 @@ describe('the screen agrees with tmux row for row', () => {
       "w('\\x1b[H\\x1b[2Jlqqk\\tT\\r\\n' + 'z' * 80 + '\\x1b[6;1Hx\\nq\\nm\\x0f\\x1b[12;1Hdone')",
       'sys.stdout.flush()',
       'time.sleep(60)',
-    ].join('\n');
-    const program = ['python3', '-c', script];
-    const id = await rig.spawn(program[0]!, program.slice(1), ROWS, COLS);
-    const oracle = rig.oracle(rig.dir, ROWS, COLS, program);
-    await rig.call('pty_read', { id, limit: 1, wait: { pattern: 'done$', timeoutMs: 30_000 } });
+    ];
     const done = (rows: readonly string[]) => rows.at(-1) === 'done';
-    const ourScreen = await rig.settled(id, (s) => done(s.rows), 'redraw', 30_000);
+    const { ours: ourScreen, tmux } = await pythonOnBoth(script, 'redraw', done, 30_000);
     expect(ourScreen.incomplete).toBe(false);
-    expect(ourScreen.rows).toEqual(await oracle.settled(done, 'redraw', 30_000));
+    expect(ourScreen.rows).toEqual(tmux);
     // What the modes make of it, so that the test cannot pass by both sides missing them.
     expect(ourScreen.rows[0]).toBe(`\u250c\u2500\u2500\u2510${' '.repeat(COLS - 5)}T`);
   });
@@ -203,6 +195,24 @@ describe('the screen agrees with tmux row for row', () => {
     expect(ourScreen.alternateScreen).toBe(false);
   });
 });
+
+/**
+ * A python program (its lines) run by the tool and under tmux, both read once its output ends with `done`: the
+ * tool's screen and tmux's rows, each settled on `done`.
+ */
+async function pythonOnBoth(
+  lines: string[],
+  what: string,
+  done: (rows: readonly string[]) => boolean,
+  timeoutMs = 15_000,
+): Promise<{ ours: ScreenView; tmux: string[] }> {
+  const program = ['python3', '-c', lines.join('\n')];
+  const id = await rig.spawn(program[0]!, program.slice(1), ROWS, COLS);
+  const oracle = rig.oracle(rig.dir, ROWS, COLS, program);
+  await rig.call('pty_read', { id, limit: 1, wait: { pattern: 'done$', timeoutMs } });
+  const ours = await rig.settled(id, (s) => done(s.rows), what, timeoutMs);
+  return { ours, tmux: await oracle.settled(done, what, timeoutMs) };
+}
 
 async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
