@@ -44,6 +44,8 @@ const C1_HTS = 0x88;
 /** DEC private modes that switch to the alternate screen and back; 1049 also saves and restores the cursor. */
 const SCREEN_MODES: ReadonlySet<number> = new Set([47, 1047, 1049]);
 const SAVES_CURSOR = 1049;
+/** The application keypad, as DECSET 66 and as `ESC =` / `ESC >` set it. */
+const KEYPAD_MODE = 66;
 /** `ESC` finals that invoke a G level into GL (LS2, LS3, LS3R, LS2R, LS1R), as xterm.js takes them. */
 const INVOKING_FINALS: Readonly<Record<number, number>> = { 0x6e: 2, 0x6f: 3, 0x7c: 3, 0x7d: 2, 0x7e: 1 };
 
@@ -259,16 +261,27 @@ export class EscapeParser {
   /** A two-character escape: the ones that change modes a restart gives back. */
   private escapeFinal(unit: number): void {
     const level = INVOKING_FINALS[unit];
-    if (level !== undefined) this.tracker.invoke(level);
-    else if (unit === 0x48)
-      this.tracker.tabSet(); // H: HTS
-    else if (unit === 0x37)
-      this.tracker.saveCursor(); // 7: DECSC
-    else if (unit === 0x38)
-      this.tracker.restoreCursor(); // 8: DECRC
-    else if (unit === 0x3d)
-      this.tracker.privateMode(66, true); // =: DECKPAM
-    else if (unit === 0x3e) this.tracker.privateMode(66, false); // >: DECKPNM
+    if (level !== undefined) {
+      this.tracker.invoke(level);
+      return;
+    }
+    switch (unit) {
+      case 0x48: // H: HTS, a tab stop at the cursor
+        this.tracker.tabSet();
+        return;
+      case 0x37: // 7: DECSC
+        this.tracker.saveCursor();
+        return;
+      case 0x38: // 8: DECRC
+        this.tracker.restoreCursor();
+        return;
+      case 0x3d: // =: DECKPAM
+      case 0x3e: // >: DECKPNM
+        this.tracker.privateMode(KEYPAD_MODE, unit === 0x3d);
+        return;
+      default:
+        return;
+    }
   }
 
   private csi(unit: number): void {
