@@ -169,20 +169,7 @@ export class LazyScreen {
       terminal = this.fresh();
       // Output was lost: start where the screen was last redrawn whole. (From the very start, nothing was lost.)
       if (from > 0) {
-        const start = keptStart(this.source.rawChunkAt(from), from);
-        if (start.open) this.restartAgainFrom = from;
-        text = text.slice(start.skip);
-        const point = restartPoint(text, start.alternate ?? this.source.alternateScreen, start.alternate);
-        // The modes set before the point, the dropped output's included, given back first (terminal-modes.ts).
-        const atPoint = this.source.modesAt(from + start.skip + point.index);
-        const enter = point.enterAlternate ? ENTER_ALTERNATE_SCREEN : undefined;
-        const shown = point.enterAlternate ? 'alternate' : point.kind === 'alternate' ? undefined : 'normal';
-        text = text.slice(point.index);
-        // A cursor saved before the point and restored after it: where the restore puts it is not known.
-        const lostCursor = atPoint !== undefined && replayModes(text, atPoint).restoredEarlierSave;
-        text = (atPoint === undefined ? (enter ?? '') : modesPrelude(atPoint.modes, enter)) + text;
-        this.incomplete = point.incomplete || atPoint === undefined || !restorable(atPoint.modes, shown) || lostCursor;
-        this.normalScreenLost = point.kind === 'alternate' || point.enterAlternate || this.incomplete;
+        text = this.restarted(from, text);
       } else {
         this.incomplete = false;
         this.normalScreenLost = false;
@@ -194,6 +181,28 @@ export class LazyScreen {
     await this.feedLive(terminal, text);
     this.fedTo = end;
     return terminal;
+  }
+
+  /**
+   * What a fresh emulator is fed after a loss, given the kept `text` from absolute offset `from`: from where the screen
+   * was last redrawn whole (reset-points.ts), after the modes set before that point (terminal-modes.ts), the dropped
+   * output's included. Says how whole that makes the screen.
+   */
+  private restarted(from: number, kept: string): string {
+    const start = keptStart(this.source.rawChunkAt(from), from);
+    if (start.open) this.restartAgainFrom = from;
+    const text = kept.slice(start.skip);
+    const point = restartPoint(text, start.alternate ?? this.source.alternateScreen, start.alternate);
+    const fed = text.slice(point.index);
+    const atPoint = this.source.modesAt(from + start.skip + point.index);
+    const enter = point.enterAlternate ? ENTER_ALTERNATE_SCREEN : undefined;
+    // The screen the rows after the point are drawn on, if not one entered afresh there.
+    const shown = point.enterAlternate ? 'alternate' : point.kind === 'alternate' ? undefined : 'normal';
+    // A cursor saved before the point and restored after it: where the restore puts it is not known.
+    const lostCursor = atPoint !== undefined && replayModes(fed, atPoint).restoredEarlierSave;
+    this.incomplete = point.incomplete || atPoint === undefined || !restorable(atPoint.modes, shown) || lostCursor;
+    this.normalScreenLost = point.kind === 'alternate' || point.enterAlternate || this.incomplete;
+    return (atPoint === undefined ? (enter ?? '') : modesPrelude(atPoint.modes, enter)) + fed;
   }
 
   /** The flood way (flood-tail.ts): the emulator goes on, or a fresh one starts, with the tail to feed it. */
