@@ -6,7 +6,7 @@ import type { PtySession } from './pty-session.js';
 import { readOutput, type Search } from './read-output.js';
 
 const INCOMPLETE_NOTE =
-  'output was dropped before the screen was read and nothing kept since redraws the whole screen: parts drawn earlier may be missing (many programs redraw on C-l).';
+  'output was dropped before the screen was read and what is kept does not redraw the whole screen as the program left it: parts drawn earlier may be missing or misplaced (many programs redraw on C-l).';
 export const ALTERNATE_NOTE =
   'a full-screen program is on the alternate screen: `screen` shows what it displays now; the lines are its drawing codes as text. Read screen: true for the screen alone.';
 

@@ -81,7 +81,7 @@ export const ScreenView = z.strictObject({
   alternateScreen: z.boolean(),
   /** The window title the program set, '' when none. */
   title: z.string(),
-  /** Output the screen depends on was dropped before it was read: parts drawn earlier may be missing. */
+  /** Output the screen depends on was dropped before it was read: parts drawn earlier may be missing or misplaced. */
   incomplete: z.boolean(),
   /** Says what `incomplete` means for the model; present exactly when it is true. */
   note: z.string().optional(),

@@ -28,7 +28,10 @@ export interface ScreenSnapshot {
   readonly alternateScreen: boolean;
   /** The window title the program set (OSC 0/2), '' when none. */
   readonly title: string;
-  /** Output the screen depends on was dropped before the emulator saw it: parts drawn earlier may be missing. */
+  /**
+   * Output the screen depends on was dropped before the emulator saw it: parts drawn earlier may be missing, or drawn
+   * where state the restart could not give back (tab stops set at a column, a saved cursor) would not have put them.
+   */
   readonly incomplete: boolean;
 }
 
