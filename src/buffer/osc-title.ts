@@ -4,6 +4,8 @@ const SEMICOLON = 0x3b;
 /** OSC 0 sets the window title and the icon name, OSC 2 the title. */
 const TITLE_IDS: ReadonlySet<number> = new Set([0, 2]);
 
+const NO_UNITS = new Uint16Array(0);
+
 const enum Phase {
   Id,
   Title,
@@ -21,9 +23,12 @@ const enum Phase {
 export class OscTitle {
   private phase = Phase.Id;
   private id = -1;
-  /** The units of the sequence being read, and of the last title it ended; swapped when a title ends. */
-  private reading = new Uint16Array(MAX_WINDOW_TITLE_CHARS);
-  private last = new Uint16Array(MAX_WINDOW_TITLE_CHARS);
+  /**
+   * The units of the sequence being read, and of the last title it ended; swapped when a title ends. Made on the first
+   * title (8 KiB each): most PTYs never set one.
+   */
+  private reading = NO_UNITS;
+  private last = NO_UNITS;
   private length = 0;
   private lastLength = 0;
   private tooLong = false;
@@ -43,8 +48,12 @@ export class OscTitle {
       else if (unit >= 0x30 && unit <= 0x39) this.id = Math.max(this.id, 0) * 10 + (unit - 0x30);
       else this.phase = Phase.Other;
     } else if (this.phase === Phase.Title && ((unit >= 0x20 && unit < 0x80) || unit >= 0xa0)) {
-      if (this.length < MAX_WINDOW_TITLE_CHARS) this.reading[this.length++] = unit;
-      else this.tooLong = true;
+      if (this.length >= MAX_WINDOW_TITLE_CHARS) {
+        this.tooLong = true;
+        return;
+      }
+      if (this.reading === NO_UNITS) this.reading = new Uint16Array(MAX_WINDOW_TITLE_CHARS);
+      this.reading[this.length++] = unit;
     }
   }
 

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { LineRenderer } from '../../src/buffer/line-renderer.js';
 import { replayModes } from '../../src/buffer/replay-modes.js';
 import { modesPrelude, restorable } from '../../src/buffer/terminal-modes.js';
+import { MAX_WINDOW_TITLE_CHARS } from '../../src/limits.js';
 import { screenRows } from '../../src/screen/lazy-screen.js';
 import { ENTER_ALTERNATE_SCREEN } from '../../src/screen/reset-points.js';
 import { createTerminal, cursorHidden, type XtermTerminal } from '../../src/screen/xterm.js';
@@ -123,6 +124,22 @@ describe('terminal modes a screen restart gives back', () => {
     ] as const) {
       expect({ text, restorable: rendered(text).restorable }).toEqual({ text, restorable });
     }
+  });
+
+  it('keeps a title up to MAX_WINDOW_TITLE_CHARS, and gives none back past it', () => {
+    const titled = (title: string) => {
+      const renderer = new LineRenderer();
+      renderer.push(`\x1b]2;earlier\x07\x1b]0;${title}\x07after\n`);
+      return renderer.modes.title;
+    };
+    const longest = 'é'.repeat(MAX_WINDOW_TITLE_CHARS);
+    expect(titled(longest)).toBe(longest);
+    expect(titled(`${longest}x`)).toBeUndefined();
+    // The prelude then sets none: a restart shows no title rather than a cut one.
+    const renderer = new LineRenderer();
+    renderer.push(`\x1b]2;${longest}x\x07`);
+    expect(modesPrelude(renderer.modes)).not.toContain('\x1b]');
+    expect(titled('')).toBe('');
   });
 
   it('is the same object from chunk to chunk until a mode changes', () => {
