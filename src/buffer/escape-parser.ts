@@ -201,6 +201,11 @@ export class EscapeParser {
     return false;
   }
 
+  /** The terminal was resized here (ModeTracker.resized). */
+  resized(): void {
+    this.tracker.resized();
+  }
+
   /** The stream ends: a sequence still open is dropped. */
   abandon(): void {
     this.state = State.Ground;

@@ -252,6 +252,11 @@ export class LineRenderer {
     return this.sequences.restoredEarlierSave;
   }
 
+  /** The terminal was resized after what was rendered so far: modes the resize resets follow (terminal-modes.ts). */
+  resized(): void {
+    this.sequences.resized();
+  }
+
   /** The modes a screen's restart gives back (terminal-modes.ts), as of everything rendered so far. */
   get modes(): TerminalModes {
     return this.sequences.modes;

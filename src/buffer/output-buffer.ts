@@ -279,6 +279,14 @@ export class OutputBuffer {
   }
 
   /**
+   * The terminal was resized after the output so far: the modes a resize resets (the scroll regions, tab stops) are
+   * reset from here on, for a screen's restart to give back what the emulator, resized too, has.
+   */
+  noteResize(): void {
+    this.renderer.resized();
+  }
+
+  /**
    * The screen shown and the modes a screen's restart gives back (terminal-modes.ts) at absolute raw offset `offset`,
    * as every sequence before it left them: from what the kept chunk holding it recorded at its start, and the chunk's
    * own text up to the offset. Undefined where that is not known: the chunk is gone, or a sequence cut at its start

@@ -226,6 +226,24 @@ export class ModeTracker {
     this.current = undefined;
   }
 
+  /**
+   * The terminal was resized: xterm.js makes both screens' scroll regions whole again, and sets tab stops anew from
+   * the last one before the new width, which leaves any but a fresh set unknown here.
+   */
+  resized(): void {
+    const after = (screen: ScreenModes): ScreenModes =>
+      screen.region === undefined && screen.tabs === 'fresh'
+        ? screen
+        : { region: undefined, tabs: screen.tabs === 'fresh' ? 'fresh' : 'unknown' };
+    const [normal, alternate] = [after(this.normal), after(this.alternate)];
+    if (normal !== this.normal || alternate !== this.alternate) {
+      this.change(() => {
+        this.normal = normal;
+        this.alternate = alternate;
+      });
+    }
+  }
+
   /** ANSI SM / RM (`CSI 4 h`). */
   mode(mode: number, set: boolean): void {
     if (mode === INSERT_MODE && set !== this.insert) this.change(() => (this.insert = set));

@@ -131,10 +131,12 @@ export class PtySession {
     const before = this.size;
     // The emulator first: the output so far was drawn at the old size; the program's redraw comes after SIGWINCH.
     await this.screen.resize(size);
+    this.buffer.noteResize();
     try {
       await resizeTerminal(this.terminalSid, size.rows, size.cols);
     } catch (err) {
       await this.screen.resize(before);
+      this.buffer.noteResize();
       throw err;
     }
     this.size = size;

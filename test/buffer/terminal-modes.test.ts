@@ -142,6 +142,34 @@ describe('terminal modes a screen restart gives back', () => {
     expect(titled('')).toBe('');
   });
 
+  it('follows a resize as xterm.js takes it: regions whole, tab stops other than fresh unknown', async () => {
+    const renderer = new LineRenderer();
+    renderer.push('\x1b[?7l');
+    const unchanged = renderer.modes;
+    renderer.resized();
+    expect(renderer.modes).toBe(unchanged);
+    renderer.push('\x1b[2;4r\x1b[3g\x1b[?1049h\x1b[3;5r');
+    renderer.resized();
+    expect(renderer.modes).toMatchObject({
+      normal: { region: undefined, tabs: 'unknown' },
+      alternate: { region: undefined, tabs: 'fresh' },
+    });
+    // The regions as xterm.js has them after the same resize.
+    const terminal = createTerminal(size);
+    await write(terminal, '\x1b[2;4r\x1b[3g\x1b[?1049h\x1b[3;5r');
+    terminal.resize(24, 8);
+    const { buffers } = (
+      terminal as unknown as { _core: { buffers: Record<string, { scrollTop: number; scrollBottom: number }> } }
+    )._core;
+    expect([
+      buffers.normal?.scrollTop,
+      buffers.normal?.scrollBottom,
+      buffers.alt?.scrollTop,
+      buffers.alt?.scrollBottom,
+    ]).toEqual([0, 7, 0, 7]);
+    terminal.dispose();
+  });
+
   it('is the same object from chunk to chunk until a mode changes', () => {
     const renderer = new LineRenderer();
     renderer.push('plain\n');

@@ -307,6 +307,32 @@ describe('LazyScreen', () => {
     }
   });
 
+  it('gives back no scroll region a resize reset, as the resized emulator has none', async () => {
+    const buffer = new OutputBuffer({ maxRawChars: 60 });
+    const screen = new LazyScreen(buffer, size);
+    const whole = createTerminal(size);
+    const both = async (text: string) => {
+      buffer.append(text);
+      await new Promise<void>((resolve) => whole.write(text, resolve));
+    };
+    await both('\x1b[2;4r\x1b[3g');
+    await screen.snapshot();
+    // As PtySession.resize does it: the emulator first, then the buffer's modes.
+    const wider = { rows: 6, cols: 24 };
+    await screen.resize(wider);
+    buffer.noteResize();
+    whole.resize(wider.cols, wider.rows);
+    await both('y'.repeat(200));
+    await both('\x1b[H\x1b[2Jtop\n1\n2\n3\n4\n5\n6');
+    const snap = await screen.snapshot();
+    expect(buffer.rawSince(0).from).toBeGreaterThan(0);
+    // The tab stops a resize sets anew are not known here: incomplete, but with the whole screen scrolling.
+    expect(snap.incomplete).toBe(true);
+    expect(snap.rows).toEqual(screenRows(whole));
+    whole.dispose();
+    screen.dispose();
+  });
+
   it('property: whenever it says complete, it shows what a terminal fed every byte shows', async () => {
     const piece = fc.oneof(
       // A bare clear keeps the cursor where it was: only a placement before or after it makes a restart there whole.
