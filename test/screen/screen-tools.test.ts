@@ -193,6 +193,37 @@ describe('live resize', () => {
     expect(ourScreen.rows).toEqual(await oracle.settled(redrawn, 'vim redraw'));
   });
 
+  it('a scroll region set before a resize is gone after it, on a screen restarted past a flood, as tmux shows', async () => {
+    const script = [
+      'import sys',
+      'w = sys.stdout.write',
+      "w('\\x1b[2;4rready\\n'); sys.stdout.flush()",
+      'sys.stdin.readline()',
+      'for i in range(40000):',
+      "    w(f'flood line {i:06d} ' + 'x' * 40 + '\\n')",
+      "w('\\x1b[H\\x1b[2J' + '\\n'.join(str(k) for k in range(1, 12)) + ' done')",
+      'sys.stdout.flush()',
+      'sys.stdin.readline()',
+    ].join('\n');
+    const program = ['python3', '-c', script];
+    const id = await rig.spawn(program[0]!, program.slice(1), 8, 40);
+    const oracle = rig.oracle(rig.dir, 8, 40, program);
+    const ready = (rows: readonly string[]) => rows.includes('ready');
+    await rig.settled(id, (s) => ready(s.rows), 'ready');
+    await oracle.settled(ready, 'ready');
+    await rig.call('pty_write', { id, resize: { rows: 10, cols: 40 } });
+    oracle.resize(10, 40);
+    await rig.call('pty_write', { id, input: [{ key: 'Enter' }] });
+    oracle.send(['Enter']);
+    // No screen read during the flood: the first one after it restarts past the dropped output.
+    await rig.call('pty_read', { id, limit: 1, wait: { pattern: ' done$', timeoutMs: 30_000 } });
+    const done = (rows: readonly string[]) => rows.some((r) => r.endsWith(' done'));
+    const ourScreen = await rig.settled(id, (s) => done(s.rows), 'redraw', 30_000);
+    // The whole screen scrolled (the region went with the resize): the last ten of the eleven lines show.
+    expect(ourScreen.rows[0]).toBe('2');
+    expect(ourScreen.rows).toEqual(await oracle.settled(done, 'redraw', 30_000));
+  });
+
   it('refuses sizes out of bounds and an ended PTY, changing nothing', async () => {
     const id = await rig.spawn('true', [], 24, 80);
     await expect(rig.call('pty_write', { id, resize: { rows: 0, cols: 80 } })).rejects.toThrow(
