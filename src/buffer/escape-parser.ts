@@ -1,6 +1,7 @@
 import { CsiParams } from './csi-params.js';
 import { OscTitle } from './osc-title.js';
-import { ModeTracker, type TerminalModes } from './terminal-modes.js';
+import { ModeTracker } from './mode-tracker.js';
+import type { TerminalModes } from './terminal-modes.js';
 
 /** What a sequence does to the line it is read on. */
 export interface LineEffects {
@@ -66,7 +67,6 @@ export class EscapeParser {
   private state = State.Ground;
   private sequenceChars = 0;
   private readonly csiParams = new CsiParams();
-  private onAlternate: boolean;
   private readonly tracker: ModeTracker;
   private readonly osc = new OscTitle();
   /** The one intermediate of an `ESC` sequence being read (`(` of `ESC ( 0`), 0 for none, -1 for more than one. */
@@ -79,8 +79,7 @@ export class EscapeParser {
     private readonly effects: LineEffects,
     start?: ParserStart,
   ) {
-    this.onAlternate = start?.alternate ?? false;
-    this.tracker = new ModeTracker(start?.modes, this.onAlternate);
+    this.tracker = new ModeTracker(start?.modes, start?.alternate);
   }
 
   /** A cursor restore brought back a cursor saved before this parser's start (ModeTracker.restoredEarlierSave). */
@@ -110,7 +109,7 @@ export class EscapeParser {
 
   /** Whether the program is on the alternate screen, from every switch and full reset it wrote. */
   get alternateScreen(): boolean {
-    return this.onAlternate;
+    return this.tracker.alternateScreen;
   }
 
   /** A unit read as text that may start a sequence (ESC, or a C1 CSI, OSC or string): whether it did. */
@@ -247,7 +246,6 @@ export class EscapeParser {
         this.state = State.EscapeString;
         return;
       case 0x63: // c: a full reset, which leaves the alternate screen
-        this.onAlternate = false;
         this.tracker.fullReset();
         this.state = State.Ground;
         return;
@@ -316,7 +314,6 @@ export class EscapeParser {
       const mode = params.at(i);
       if (SCREEN_MODES.has(mode)) {
         this.tracker.switchScreen(set, mode === SAVES_CURSOR);
-        this.onAlternate = set;
       } else {
         this.tracker.privateMode(mode, set);
       }
