@@ -1,6 +1,8 @@
-import { COMMAND_LOCALE, fixedEnvironment } from './environment.js';
-import { BASH_PATH, SCRIPT_PATH, SETPRIV_PATH, STTY_PATH, WRAPPER_SHELL_PATH } from './system-paths.js';
-import { RUNS_IN_BUN } from './runtime.js';
+import { fixedEnvironment } from './environment.js';
+import { bashWrapper, closeDescriptorsAbove } from './bash-wrapper.js';
+import { perlWrapper, perlWrapperRuns } from './perl-wrapper.js';
+import { BASH_PATH, PERL_PATH, SCRIPT_PATH, SETPRIV_PATH } from './system-paths.js';
+import { ARGV_FD, type ArgvVia, argvEnvironment, argvPayload, DEFAULT_ARGV_VIA } from './wrapper-argv.js';
 
 export interface ScriptInvocation {
   readonly file: string;
@@ -14,40 +16,8 @@ export interface ScriptInvocation {
   readonly argv: Buffer | undefined;
 }
 
-/**
- * How the program's argv reaches the wrapper. `channel`: a fourth stdio pipe (fd 3), which also carries the
- * wrapper's pid report back. `environment`: one variable per word, which the wrapper unsets before the exec, so
- * the program never sees them; no pid report, the host finds the leader by /proc.
- */
-export type ArgvVia = 'channel' | 'environment';
-
-/**
- * Bun 1.3 (OpenCode 1.18's runtime) mishandles a fourth stdio pipe: with 16 children at a time, 15% of them never
- * reported their end, some lost the end of their output, and some emitted EBADF (epoll_ctl) instead of exiting
- * (docs/HOSTS.md). Three pipes are sound there, so under Bun the argv travels in the environment.
- */
-export const DEFAULT_ARGV_VIA: ArgvVia = RUNS_IN_BUN ? 'environment' : 'channel';
-
-/** The variables of `argvVia: 'environment'`: the word count, and each word under the prefix and its index. */
-export const ARGV_ENV_COUNT = 'LOCAL_PTY_ARGC';
-export const ARGV_ENV_PREFIX = 'LOCAL_PTY_ARG_';
-
 /** The chain's own locale, the plain one: nothing in it decodes text (see scriptInvocation). */
 const CHAIN_LOCALE = 'C';
-
-/** The descriptor the argv travels on: stdio index 3 of the spawn. */
-export const ARGV_FD = 3;
-
-/**
- * bash (unlike dash) can close any fd number: this closes every descriptor above `keep`. The glob's own directory
- * descriptor is already closed when the loop runs (closing a closed fd is no error in bash), and a name that is
- * not a number (the glob's own text, should /proc be missing) is skipped. No `2>/dev/null` around the loop: bash
- * would save stderr on a descriptor above 9 for the loop's duration, the loop would close that copy, and stderr
- * would stay /dev/null after it (seen: script's stderr and the program's were lost that way).
- */
-function closeDescriptorsAbove(keep: number): string {
-  return `for f in /proc/$$/fd/*; do n=\${f##*/}; [[ $n == *[!0-9]* ]] || (( n <= ${keep} )) || exec {n}>&-; done`;
-}
 
 /**
  * Descriptors the host inherited without close-on-exec would pass through setpriv, script and the shell into
@@ -57,65 +27,21 @@ function closeDescriptorsAbove(keep: number): string {
 const closeInheritedFds = (keep: number): string => `${closeDescriptorsAbove(keep)}; exec "$@"`;
 
 /**
- * The wrapper's own belt: every descriptor above 2 is closed before the program runs, whether or not the chain
- * began with closeInheritedFds (the host's descriptors are checked before the spawn, and a native addon may
- * open one in between). The wrapper runs anyway: this costs no process, ≈0.05 ms.
+ * What `script` runs in the PTY before the program: `perl`, one process (perl-wrapper.ts), where it runs; `bash`
+ * and its `stty` child (bash-wrapper.ts) elsewhere. Both take the same steps, and the tests run both.
  */
-const CLOSE_ABOVE_STDIO = closeDescriptorsAbove(2);
+export type WrapperKind = 'perl' | 'bash';
+
+export const defaultWrapper = (): WrapperKind => (perlWrapperRuns() ? 'perl' : 'bash');
 
 /**
- * The `-c` string `script` gives to its shell (bash, through SHELL): read the argv from fd 3 until the host closes
- * its end, write back its own pid (the terminal's session id), close fd 3 and anything else above 2 (the program
- * sees only 0, 1, 2), size the terminal (it starts at 0×0 when our stdin is a pipe), turn off onlcr (line-heavy
- * output is ~20× faster without the \n→\r\n rewrite; the renderer resolves any \r a program writes itself), then
- * `exec` the program, with the fixed environment's SHELL again, so that it becomes the PTY's session leader.
- * Nothing the model sent is ever parsed by a shell.
- *
- * `stty` is the one process of its own here (≈1–1.5 ms): the size and the mode must be set before the program
- * starts (it reads them once), bash has no builtin that sets them, `script` 2.38 sizes its terminal only from a
- * terminal on its stdin and changes no mode but echo, and a background `stty` overlapped nothing (measured).
- *
- * The chain itself runs in the C locale (see scriptInvocation); the program gets COMMAND_LOCALE back at its exec.
+ * The shell `script` runs (its SHELL, for this chain only) and the `-c` string it gives that shell. The wrapper
+ * gives the program the fixed environment's SHELL back.
  */
-export function wrapperCommand(rows: number, cols: number, argvVia: ArgvVia = 'channel'): string {
-  return [
-    ...(argvVia === 'channel' ? readArgvFromChannel() : readArgvFromEnvironment()),
-    CLOSE_ABOVE_STDIO,
-    `(( \${#argv[@]} > 0 )) || exit 127`,
-    `${STTY_PATH} rows ${rows} cols ${cols} -onlcr`,
-    `LANG=${COMMAND_LOCALE} SHELL=${WRAPPER_SHELL_PATH} exec -- "\${argv[@]}"`,
-  ].join('; ');
-}
-
-/** Each word from its variable (`${!name}`: the bytes as they are, no splitting or globbing), then unset. */
-function readArgvFromEnvironment(): string[] {
-  return [
-    'argv=()',
-    `for (( i = 0; i < ${ARGV_ENV_COUNT}; i++ )); do w=${ARGV_ENV_PREFIX}$i; argv+=("\${!w}"); unset "$w"; done`,
-    `unset ${ARGV_ENV_COUNT} i w`,
-  ];
-}
-
-function readArgvFromChannel(): string[] {
-  return [
-    `mapfile -t -d '' -u ${ARGV_FD} argv`,
-    // The shell is the session leader already (script's child called setsid and exec'd it), and the program will
-    // keep its pid: telling it now makes the terminal session known before the program runs, however briefly.
-    // Best effort, with SIGPIPE ignored: Bun (OpenCode 1.18) hands the chain a one-way pipe whose other end is
-    // closed once the argv is written, and a SIGPIPE here would end the shell with 141 (seen end to end). The
-    // host then finds the leader by /proc, as it does whenever no pid comes back. No subshell (a fork, ≈0.3 ms):
-    // `trap - PIPE` gives back the disposition the shell started with, which the exec'd program inherits (an
-    // ignored SIGPIPE would survive exec: `yes | head -1` would end with a write error, 1, instead of SIGPIPE).
-    `trap '' PIPE`,
-    `{ printf '%d\\n' "$$" >&${ARGV_FD}; } 2>/dev/null`,
-    `trap - PIPE`,
-    `exec ${ARGV_FD}>&-`,
-  ];
-}
-
-/** The argv as written to fd 3: every word NUL-terminated (a word never holds NUL; command-bounds checks that). */
-export function argvPayload(command: string, args: readonly string[]): Buffer {
-  return Buffer.from([command, ...args].map((word) => `${word}\0`).join(''), 'utf8');
+function wrapper(kind: WrapperKind, rows: number, cols: number, argvVia: ArgvVia): { shell: string; command: string } {
+  return kind === 'perl'
+    ? { shell: PERL_PATH, command: perlWrapper(rows, cols, argvVia) }
+    : { shell: BASH_PATH, command: bashWrapper(rows, cols, argvVia) };
 }
 
 export interface ChainOptions {
@@ -127,6 +53,8 @@ export interface ChainOptions {
   readonly closeInheritedFds: boolean;
   /** Default: DEFAULT_ARGV_VIA, the channel except under Bun. */
   readonly argvVia?: ArgvVia;
+  /** Default: defaultWrapper(), Perl where it runs. */
+  readonly wrapper?: WrapperKind;
 }
 
 /**
@@ -142,6 +70,7 @@ export function scriptInvocation(
   options: ChainOptions,
 ): ScriptInvocation {
   const argvVia = options.argvVia ?? DEFAULT_ARGV_VIA;
+  const { shell, command: wrapperCommand } = wrapper(options.wrapper ?? defaultWrapper(), rows, cols, argvVia);
   const chain = [
     SETPRIV_PATH,
     '--pdeathsig',
@@ -153,7 +82,7 @@ export function scriptInvocation(
     '--echo',
     'never',
     '--command',
-    wrapperCommand(rows, cols, argvVia),
+    wrapperCommand,
     '/dev/null',
   ];
   const [file, ...rest] = options.closeInheritedFds
@@ -172,24 +101,14 @@ export function scriptInvocation(
   return {
     file: file!,
     args: rest,
-    // `script` runs `$SHELL -c WRAPPER`: bash for mapfile; the wrapper gives the program the fixed SHELL back.
-    // LANG=C: setpriv, script, bash and stty skip loading the UTF-8 locale (≈0.45 ms in all, measured); none of
-    // them decodes text (mapfile splits bytes at NUL), and the wrapper gives the program COMMAND_LOCALE back.
+    // LANG=C: setpriv, script and the wrapper skip loading the UTF-8 locale (≈0.45 ms in all, measured); none of
+    // them decodes text (the argv is split as bytes at NUL), and the wrapper gives the program COMMAND_LOCALE back.
     env: {
       ...fixedEnvironment(),
       LANG: CHAIN_LOCALE,
-      SHELL: BASH_PATH,
+      SHELL: shell,
       ...(argvVia === 'environment' ? argvEnvironment(command, args) : {}),
     },
     argv: argvVia === 'channel' ? argvPayload(command, args) : undefined,
   };
-}
-
-/** The argv as variables for the wrapper (command-bounds keeps each word within the kernel's 131,072 bytes). */
-function argvEnvironment(command: string, args: readonly string[]): Record<string, string> {
-  const words = [command, ...args];
-  return Object.fromEntries([
-    [ARGV_ENV_COUNT, String(words.length)],
-    ...words.map((word, i) => [`${ARGV_ENV_PREFIX}${i}`, word]),
-  ]);
 }

@@ -11,3 +11,5 @@ export const BASH_PATH = '/bin/bash';
 export const WRAPPER_SHELL_PATH = '/bin/sh';
 export const GREP_PATH = '/usr/bin/grep';
 export const STTY_PATH = '/usr/bin/stty';
+/** Runs the wrapper in one process where it can (perl-wrapper.ts); perl-base is part of every Debian and Ubuntu. */
+export const PERL_PATH = '/usr/bin/perl';

@@ -9,7 +9,8 @@ import { readStat, terminalOf } from '../engine/procfs.js';
 import { scriptExitCode, unreapedLeaderStatus } from '../engine/script-missed-death.js';
 import type { Reaper } from '../engine/reaper.js';
 import { hostDescriptors } from '../engine/inheritable-fds.js';
-import { ARGV_FD, type ArgvVia, scriptInvocation } from '../engine/script-invocation.js';
+import { scriptInvocation, type WrapperKind } from '../engine/script-invocation.js';
+import { ARGV_FD, type ArgvVia } from '../engine/wrapper-argv.js';
 import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/orphan-guard.js';
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
@@ -90,6 +91,8 @@ export interface PtyProcessDeps {
   readonly scheduler?: SchedulerLike;
   /** How the argv reaches the chain; default DEFAULT_ARGV_VIA (see script-invocation.ts). */
   readonly argvVia?: ArgvVia;
+  /** What runs in the PTY before the program; default defaultWrapper(), Perl where it runs (see script-invocation.ts). */
+  readonly wrapper?: WrapperKind;
 }
 
 /**
@@ -122,6 +125,7 @@ function scriptProcess$(
     const invocation = scriptInvocation(spec.command, spec.args, spec.rows, spec.cols, {
       closeInheritedFds: hostDescriptors.held(),
       argvVia: deps.argvVia,
+      wrapper: deps.wrapper,
     });
     let child: ChildProcess;
     try {

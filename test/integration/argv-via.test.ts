@@ -1,10 +1,6 @@
 import fc from 'fast-check';
-import {
-  ARGV_ENV_PREFIX,
-  type ArgvVia,
-  DEFAULT_ARGV_VIA,
-  scriptInvocation,
-} from '../../src/engine/script-invocation.js';
+import { scriptInvocation, type WrapperKind } from '../../src/engine/script-invocation.js';
+import { ARGV_ENV_PREFIX, type ArgvVia, DEFAULT_ARGV_VIA } from '../../src/engine/wrapper-argv.js';
 import { runToExit } from '../support/pty-probe.js';
 
 /**
@@ -19,12 +15,20 @@ const word = fc.oneof(
   fc.constantFrom('', ' ', "'", '"', '\\', '$HOME', '$(id)', '`id`', '*', '-n', '--', '\n', '\t', '\x1b[31m', 'a b'),
 );
 
-describe.each<ArgvVia>(['channel', 'environment'])('the argv via the %s', (argvVia) => {
+const CASES: ReadonlyArray<[ArgvVia, WrapperKind]> = [
+  ['channel', 'perl'],
+  ['environment', 'perl'],
+  ['channel', 'bash'],
+  ['environment', 'bash'],
+];
+
+describe.each(CASES)('the argv via the %s, read by the %s wrapper', (argvVia, wrapper) => {
   it('property: every word reaches the program unchanged, and no variable of ours does', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(word, { maxLength: 6 }), async (words) => {
         const { text, exit } = await runToExit({ command: 'sh', args: ['-c', HEX_EACH_WORD, 'sh', ...words] }, 10_000, {
           argvVia,
+          wrapper,
         });
         expect(exit.exitCode).toBe(1);
         const lines = text.split('\n');
@@ -37,7 +41,7 @@ describe.each<ArgvVia>(['channel', 'environment'])('the argv via the %s', (argvV
   });
 
   it('gives the program fds 0, 1 and 2 only', async () => {
-    const { text } = await runToExit({ command: 'ls', args: ['/proc/self/fd'] }, 10_000, { argvVia });
+    const { text } = await runToExit({ command: 'ls', args: ['/proc/self/fd'] }, 10_000, { argvVia, wrapper });
     // ls's own listing holds the directory it reads (3) as well.
     expect(text.trim().split(/\s+/).map(Number).sort()).toEqual([0, 1, 2, 3]);
   });

@@ -1,0 +1,95 @@
+import { accessSync, constants } from 'node:fs';
+import { COMMAND_LOCALE } from './environment.js';
+import { PERL_PATH, WRAPPER_SHELL_PATH } from './system-paths.js';
+import { ARGV_ENV_COUNT, ARGV_ENV_PREFIX, ARGV_FD, type ArgvVia } from './wrapper-argv.js';
+
+/**
+ * Linux architectures whose terminal ioctls and termios layout are asm-generic's, the values the Perl wrapper has
+ * written in: TCGETS 0x5401, TCSETS 0x5402, TIOCSWINSZ 0x5414, the four tcflag_t fields 32 bits each, ONLCR 04.
+ * mips, powerpc, sparc and alpha number them differently; there the bash wrapper runs.
+ */
+const GENERIC_TERMINAL_ARCHES: ReadonlySet<string> = new Set(['x64', 'ia32', 'arm64', 'arm', 'riscv64']);
+
+/** ENOENT: the one exec failure that means "no such program" (exit 127, as a shell says); any other is 126. */
+const ENOENT = 2;
+
+let runs: boolean | undefined;
+
+/** Whether this machine can run the Perl wrapper: perl is there (perl-base on Debian and Ubuntu) and the arch is generic. */
+export function perlWrapperRuns(): boolean {
+  if (runs === undefined) {
+    try {
+      accessSync(PERL_PATH, constants.X_OK);
+      runs = GENERIC_TERMINAL_ARCHES.has(process.arch);
+    } catch {
+      runs = false;
+    }
+  }
+  return runs;
+}
+
+/**
+ * The wrapper as one Perl process, in place of bash and its `stty` child (bash-wrapper.ts): it does the same steps
+ * and sets the terminal's size and mode by `ioctl` itself, which no shell builtin can. One process fewer per spawn:
+ * 4 ms less from spawn to first byte on a machine where a fork and exec cost 4 ms (docs/PERFORMANCE.md). Nothing
+ * is loaded but the interpreter: `use POSIX` alone takes longer than bash and `stty` together.
+ *
+ * `script` runs `$SHELL -c COMMAND`. With `SHELL=perl` that is `perl -c -e…`: `-c` compiles the program without
+ * running it, but Perl runs BEGIN blocks while it compiles (perlrun), so the whole wrapper is one BEGIN block that
+ * ends in `exec` or `exit` and compilation never finishes. Any shell in between would be one more start.
+ *
+ * Steps, as the bash wrapper's: the argv (NUL-terminated words on fd 3 until the host closes its end, or the
+ * variables, deleted); the pid report on fd 3 with SIGPIPE ignored only around the write (the program gets the
+ * disposition the wrapper started with); every descriptor above 2 closed (the belt, see bash-wrapper.ts); no word
+ * → 127; onlcr off and the size set on the terminal (stdin); LANG, SHELL and PWD as a shell would leave them; then
+ * `exec` the argv (PATH searched as by `execvp`), so the program leads the PTY's session. A failed exec says why on
+ * the terminal and exits 127 (not found) or 126, as bash does.
+ */
+export function perlWrapper(rows: number, cols: number, argvVia: ArgvVia): string {
+  const program = [
+    'my @argv;',
+    ...(argvVia === 'channel' ? READ_ARGV_FROM_CHANNEL : READ_ARGV_FROM_ENVIRONMENT),
+    'if (opendir(my $fds, "/proc/self/fd")) {',
+    '  my @open = grep { /^\\d+$/ && $_ > 2 } readdir $fds;',
+    '  closedir $fds;',
+    '  for my $fd (@open) { my $h; close $h if open($h, "<&=", $fd); }',
+    '}',
+    'exit 127 unless @argv;',
+    'my $termios = "\\0" x 64;',
+    'if (ioctl(STDIN, 0x5401, $termios)) {',
+    '  my @flags = unpack("L4", $termios);',
+    '  $flags[1] &= ~04;',
+    '  substr($termios, 0, 16) = pack("L4", @flags);',
+    '  ioctl(STDIN, 0x5402, $termios);',
+    '}',
+    `my $size = pack("S4", ${rows}, ${cols}, 0, 0);`,
+    'ioctl(STDIN, 0x5414, $size);',
+    `$ENV{LANG} = "${COMMAND_LOCALE}";`,
+    `$ENV{SHELL} = "${WRAPPER_SHELL_PATH}";`,
+    'my $cwd = readlink("/proc/self/cwd");',
+    '$ENV{PWD} = $cwd if defined $cwd && -d $cwd;',
+    'exec { $argv[0] } @argv;',
+    `my $missing = $! == ${ENOENT};`,
+    'print STDERR "local-pty: $argv[0]: ", ($missing && index($argv[0], "/") < 0 ? "command not found" : "$!"), "\\n";',
+    'exit($missing ? 127 : 126);',
+  ];
+  return `-eBEGIN { ${program.join(' ')} }`;
+}
+
+const READ_ARGV_FROM_CHANNEL = [
+  'my $pipe = $SIG{PIPE};',
+  `open(my $channel, "+<&=", ${ARGV_FD}) or exit 127;`,
+  'my $words = do { local $/; <$channel> };',
+  '$SIG{PIPE} = "IGNORE";',
+  'syswrite($channel, "$$\\n");',
+  '$SIG{PIPE} = defined $pipe ? $pipe : "DEFAULT";',
+  'close $channel;',
+  '@argv = split /\\0/, $words, -1;',
+  // Every word ends in NUL: the last field is the empty rest after it.
+  'pop @argv;',
+];
+
+const READ_ARGV_FROM_ENVIRONMENT = [
+  `my $count = delete $ENV{${ARGV_ENV_COUNT}} || 0;`,
+  `push @argv, delete $ENV{"${ARGV_ENV_PREFIX}$_"} for 0 .. $count - 1;`,
+];
