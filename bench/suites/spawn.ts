@@ -19,7 +19,7 @@ const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 const RAW_REFERENCE = 'echo ready';
 const RAW_SAME_PROGRAM = 'exec echo ready';
 
-type Side = 'plugin' | 'raw' | 'sameProgram';
+type Side = 'plugin' | 'pluginPolled' | 'raw' | 'sameProgram';
 
 /** Issue 14: within half the raw spawn again, plus 3 ms for what the plugin does that raw script does not. */
 const spawnLimit = (rawMedianMs: number): number => 1.5 * rawMedianMs + 3;
@@ -33,20 +33,37 @@ async function rawFirstByte(command: string): Promise<number> {
 }
 
 /**
- * Metric 6: from the pty_spawn call to the first output byte readable with pty_read (polled between I/O turns),
- * vs a raw `script -q -e -E never -c 'echo ready' /dev/null` spawned from Node, to its first 'data' event.
+ * Metric 6: from the pty_spawn call to the first output byte in the caller's hands, vs a raw
+ * `script -q -e -E never -c 'echo ready' /dev/null` spawned from Node, to its first 'data' event.
+ *
+ * The plugin's side is timed two ways. The verdict: `pty_spawn` with `wait: {pattern}` (how the tools hand over a
+ * first line: the call returns when it arrives), event-driven like the raw side. Information: `pty_read` polled
+ * between I/O turns until the line shows (the suite's way until the fifteenth session). The poll keeps the host's
+ * thread busy the whole time, and on 2 cores the chain's processes then share one: on a slow day it added 8 ms.
  */
 export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
   const reps = pick(cfg, 6, 40);
   const harness = await PluginHarness.open();
   const plugin: number[] = [];
+  const polled: number[] = [];
   const returned: number[] = [];
   const raw: number[] = [];
   const sameProgram: number[] = [];
   try {
     for (let i = -2; i < reps; i++) {
-      for (const side of rotation<Side>(['plugin', 'raw', 'sameProgram'], i + 2)) {
+      for (const side of rotation<Side>(['plugin', 'pluginPolled', 'raw', 'sameProgram'], i + 2)) {
         if (side === 'plugin') {
+          const t0 = performance.now();
+          const waited = await harness.call<{ id: string; reason: string }>(
+            'pty_spawn',
+            { command: 'echo', args: ['ready'], description: 'bench', wait: { pattern: '^ready$', timeoutMs: 10_000 } },
+            OWNER,
+          );
+          const tFirst = performance.now() - t0;
+          if (waited.reason !== 'match') throw new Error(`pty_spawn's wait ended by ${waited.reason}, not the line`);
+          if (i >= 0) plugin.push(tFirst);
+          await endAndRemove(harness, waited.id);
+        } else if (side === 'pluginPolled') {
           const t0 = performance.now();
           const { id } = await harness.call<{ id: string }>(
             'pty_spawn',
@@ -61,16 +78,10 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
           }
           const tFirst = performance.now() - t0;
           if (i >= 0) {
-            plugin.push(tFirst);
+            polled.push(tFirst);
             returned.push(tReturned);
           }
-          // Wait for it to end, then remove it (pty_kill of an ended PTY asks nothing and only removes it).
-          for (;;) {
-            const list = await harness.call<{ ptys: Array<{ id: string; status: string }> }>('pty_list', {}, OWNER);
-            if (list.ptys.find((p) => p.id === id)?.status !== 'running') break;
-            await sleep(5);
-          }
-          await harness.kill(OWNER, id);
+          await endAndRemove(harness, id);
         } else {
           const t = await rawFirstByte(side === 'raw' ? RAW_REFERENCE : RAW_SAME_PROGRAM);
           if (i >= 0) (side === 'raw' ? raw : sameProgram).push(t);
@@ -81,34 +92,46 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
     await harness.dispose();
   }
   const a = summarize(plugin);
+  const polledSummary = summarize(polled);
   const b = summarize(raw);
   const c = summarize(sameProgram);
-  /** The plugin's first byte over the raw one taken beside it, pair by pair. */
-  const pairedWith = (rawMs: readonly number[]) => pairedRatio(summarize(plugin.map((p, k) => p / rawMs[k]!)));
+  /** A plugin side's first byte over the raw one taken beside it, pair by pair. */
+  const paired = (side: readonly number[], rawMs: readonly number[]) =>
+    pairedRatio(summarize(side.map((p, k) => p / rawMs[k]!)));
   const limit = spawnLimit(b.median);
   log(
-    `  spawn: plugin first byte ${a.median.toFixed(2)} ms (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), raw ${b.median.toFixed(2)} ms (starting the same program, exec echo: ${c.median.toFixed(2)})`,
+    `  spawn: plugin first byte ${a.median.toFixed(2)} ms with a wait, ${polledSummary.median.toFixed(2)} polled (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), raw ${b.median.toFixed(2)} ms (starting the same program, exec echo: ${c.median.toFixed(2)})`,
   );
   return [
     {
       suite: 'spawn',
       name: 'spawn → first output byte (echo ready)',
       unit: 'ms',
-      a: { label: 'pty_spawn→pty_read sees it', summary: a },
+      a: { label: 'pty_spawn with a wait returns it', summary: a },
       b: { label: 'raw script from Node', summary: b },
-      ...pairedWith(raw),
+      ...paired(plugin, raw),
       target: `≤ 1.5×B + 3 ms (= ${limit.toFixed(1)})`,
       met: a.median <= limit,
-      extra: { spawnReturnedMs: summarize(returned), rawSameProgramMs: c },
+      extra: { spawnReturnedMs: summarize(returned), rawSameProgramMs: c, polledMs: polledSummary },
     },
     {
       suite: 'spawn',
       name: 'spawn → first output byte, raw script starting the same program',
       unit: 'ms',
-      a: { label: 'pty_spawn→pty_read sees it', summary: a },
+      a: { label: 'pty_spawn with a wait returns it', summary: a },
       b: { label: 'raw script from Node, exec echo', summary: c },
-      ...pairedWith(sameProgram),
+      ...paired(plugin, sameProgram),
       target: `— (1.5×B + 3 ms = ${spawnLimit(c.median).toFixed(1)})`,
+      met: null,
+    },
+    {
+      suite: 'spawn',
+      name: 'spawn → first output byte, pty_read polled between I/O turns',
+      unit: 'ms',
+      a: { label: 'pty_spawn→pty_read sees it', summary: polledSummary },
+      b: { label: 'raw script from Node', summary: b },
+      ...paired(polled, raw),
+      target: `— (1.5×B + 3 ms = ${limit.toFixed(1)})`,
       met: null,
     },
     {
@@ -121,4 +144,14 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
       met: null,
     },
   ];
+}
+
+/** Waits for the PTY to end, then removes it (pty_kill of an ended PTY asks nothing and only removes it). */
+async function endAndRemove(harness: PluginHarness, id: string): Promise<void> {
+  for (;;) {
+    const list = await harness.call<{ ptys: Array<{ id: string; status: string }> }>('pty_list', {}, OWNER);
+    if (list.ptys.find((p) => p.id === id)?.status !== 'running') break;
+    await sleep(5);
+  }
+  await harness.kill(OWNER, id);
 }
