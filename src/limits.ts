@@ -140,6 +140,12 @@ export const ORPHAN_GUARD_LINGER_MS = 30_000;
 /** How long after spawn we look for script's child (the PTY session leader). */
 export const SESSION_LEADER_LOOKUP_MS = 3_000;
 export const SESSION_LEADER_POLL_MS = 2;
+/**
+ * With an argv channel, how long the wrapper's pid report is awaited before /proc is polled for the leader too (at
+ * once when the channel ends without one). It comes 5–15 ms after the spawn; a poll meanwhile probes pids that do
+ * not exist yet, each a thrown ENOENT on the host's thread (2.5 ms of it per spawn, measured on a slow day).
+ */
+export const LEADER_REPORT_GRACE_MS = 100;
 /** Between full /proc scans for script's child; the polls in between probe only the next few pids. */
 export const SESSION_LEADER_FULL_SCAN_MS = 50;
 /** Plugin close (and session deletion) settles everything within this. */
