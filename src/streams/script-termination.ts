@@ -19,8 +19,8 @@ import { describeMembers, NO_MEMBERS, type TerminationReport } from './session-r
 export interface ScriptTerminationDeps {
   /** pid of `script`. */
   readonly pid: number;
-  /** script's start time: members must have started no earlier (a pid-reuse guard). */
-  readonly scriptStart: number;
+  /** script's start time: members must have started no earlier (a pid-reuse guard). Read once, when first needed. */
+  readonly scriptStart: () => number;
   /** The terminal's session id, once known. */
   readonly terminalSid: () => number | null;
   /** Emits once Node has reaped `script`. */
@@ -50,7 +50,7 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
       sid === null
         ? NO_MEMBERS
         : describeMembers(
-            procMemberProbe(sid, scriptStart)
+            procMemberProbe(sid, scriptStart())
               .scan()
               .map((m) => m.pid),
           );
@@ -67,7 +67,7 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
           map(() => ({ termed: 0, escalated: true, scriptKilled: true, survivors: NO_MEMBERS })),
         );
       }
-      const sweeper = procSweeper(sid, scriptStart, pid);
+      const sweeper = procSweeper(sid, scriptStart(), pid);
       return sweepSession(sweeper, {
         knownGroups: [sid],
         graceMs: TERMINATE_GRACE_MS,
@@ -81,7 +81,7 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
           nudge: sweeper.resumeOutsiders,
           nudgeMs: TERMINATE_POLL_MS,
           // The leader's pid is the session id: it called setsid().
-          stuck: () => missedLeaderDeath(pid, scriptStart, sid) !== undefined,
+          stuck: () => missedLeaderDeath(pid, scriptStart(), sid) !== undefined,
           stuckChecks: SCRIPT_STUCK_CHECKS,
           reapMs: SCRIPT_REAP_MS,
           ...on,

@@ -1,4 +1,10 @@
-import { leaderLookup$, lingeringMembers$, type MemberProbe } from '../../src/streams/session-members.js';
+import { PassThrough } from 'node:stream';
+import {
+  leaderLookup$,
+  lingeringMembers$,
+  type MemberProbe,
+  reportedLeader$,
+} from '../../src/streams/session-members.js';
 import { testScheduler } from '../support/marbles.js';
 
 describe('leaderLookup$', () => {
@@ -98,5 +104,36 @@ describe('lingeringMembers$', () => {
       scheduler.flush();
       expect(counts.still).toBe(2);
     });
+  });
+});
+
+describe('reportedLeader$', () => {
+  const SCRIPT_PID = 500;
+  /** Feeds the channel the given chunks and ends it; resolves with what the report stream gave. */
+  async function reported(chunks: readonly string[]): Promise<number[]> {
+    const channel = new PassThrough();
+    const seen: number[] = [];
+    const done = new Promise<void>((resolve) =>
+      reportedLeader$(channel, SCRIPT_PID).subscribe({ next: (pid) => seen.push(pid), complete: resolve }),
+    );
+    for (const chunk of chunks) channel.write(chunk);
+    channel.end();
+    await done;
+    return seen;
+  }
+
+  it('gives the pid the wrapper wrote, even split across reads', async () => {
+    expect(await reported(['4242\n'])).toEqual([4242]);
+    expect(await reported(['42', '42', '\n'])).toEqual([4242]);
+  });
+
+  it('gives nothing for what is not a pid of another process: text, 0, 1, script’s own pid, an endless line', async () => {
+    for (const chunks of [['x1\n'], ['0\n'], ['1\n'], [`${SCRIPT_PID}\n`], ['1'.repeat(40)], ['12.5\n'], ['']]) {
+      expect({ chunks, pids: await reported(chunks) }).toEqual({ chunks, pids: [] });
+    }
+  });
+
+  it('completes without a value when the channel ends before a whole line', async () => {
+    expect(await reported(['42'])).toEqual([]);
   });
 });
