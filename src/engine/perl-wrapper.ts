@@ -36,7 +36,8 @@ export function perlWrapperRuns(): boolean {
  *
  * `script` runs `$SHELL -c COMMAND`. With `SHELL=perl` that is `perl -c -e…`: `-c` compiles the program without
  * running it, but Perl runs BEGIN blocks while it compiles (perlrun), so the whole wrapper is one BEGIN block that
- * ends in `exec` or `exit` and compilation never finishes. Any shell in between would be one more start.
+ * ends in `exec` or `exit` and compilation never finishes. Every `exit` in it is nonzero: after `exit 0` in a BEGIN
+ * block, `-c` still prints "-e syntax OK" (measured, perl 5.36). Any shell in between would be one more start.
  *
  * Steps, as the bash wrapper's: the argv (NUL-terminated words on fd 3 until the host closes its end, or the
  * variables, deleted); the pid report on fd 3 with SIGPIPE ignored only around the write (the program gets the
