@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process';
+import type { Duplex } from 'node:stream';
+import { hostDescriptors } from '../../src/engine/inheritable-fds.js';
+import { defaultWrapper, scriptInvocation } from '../../src/engine/script-invocation.js';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../../src/limits.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
 import { PluginHarness } from '../lib/plugin-harness.js';
@@ -19,7 +24,7 @@ const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 const RAW_REFERENCE = 'echo ready';
 const RAW_SAME_PROGRAM = 'exec echo ready';
 
-type Side = 'plugin' | 'pluginPolled' | 'raw' | 'sameProgram';
+type Side = 'plugin' | 'pluginPolled' | 'chain' | 'raw' | 'sameProgram';
 
 /** Issue 14: within half the raw spawn again, plus 3 ms for what the plugin does that raw script does not. */
 const spawnLimit = (rawMedianMs: number): number => 1.5 * rawMedianMs + 3;
@@ -30,6 +35,35 @@ async function rawFirstByte(command: string): Promise<number> {
   const result = await rawScript(command, 'count').done;
   if (result.firstDataAt === null) throw new Error(`raw script (${command}) printed nothing`);
   return result.firstDataAt - t0;
+}
+
+/**
+ * The plugin's own process chain (setpriv → script → the wrapper → `echo ready`), spawned from Node as the engine
+ * spawns it, argv channel included, with no plugin around it: from the spawn to its first 'data' event. It splits
+ * the plugin's time into the chain's and the plugin's own.
+ */
+function chainFirstByte(): Promise<number> {
+  const inv = scriptInvocation('echo', ['ready'], DEFAULT_ROWS, DEFAULT_COLS, {
+    closeInheritedFds: hostDescriptors.held(),
+  });
+  const t0 = performance.now();
+  const child = spawn(inv.file, inv.args, {
+    env: inv.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe', ...(inv.argv === undefined ? [] : (['pipe'] as const))],
+  });
+  // The engine's argv channel: a socket pair, written and ended by the host, read back for the pid report.
+  const channel = child.stdio[3] as Duplex | null | undefined;
+  channel?.on('error', () => undefined);
+  channel?.resume();
+  channel?.end(inv.argv);
+  let first: number | undefined;
+  child.stdout!.once('data', () => (first = performance.now() - t0));
+  child.stderr!.resume();
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', () => (first === undefined ? reject(new Error('the chain printed nothing')) : resolve(first)));
+  });
 }
 
 /**
@@ -46,12 +80,13 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
   const harness = await PluginHarness.open();
   const plugin: number[] = [];
   const polled: number[] = [];
+  const chain: number[] = [];
   const returned: number[] = [];
   const raw: number[] = [];
   const sameProgram: number[] = [];
   try {
     for (let i = -2; i < reps; i++) {
-      for (const side of rotation<Side>(['plugin', 'pluginPolled', 'raw', 'sameProgram'], i + 2)) {
+      for (const side of rotation<Side>(['plugin', 'pluginPolled', 'chain', 'raw', 'sameProgram'], i + 2)) {
         if (side === 'plugin') {
           const t0 = performance.now();
           const waited = await harness.call<{ id: string; reason: string }>(
@@ -82,6 +117,9 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
             returned.push(tReturned);
           }
           await endAndRemove(harness, id);
+        } else if (side === 'chain') {
+          const t = await chainFirstByte();
+          if (i >= 0) chain.push(t);
         } else {
           const t = await rawFirstByte(side === 'raw' ? RAW_REFERENCE : RAW_SAME_PROGRAM);
           if (i >= 0) (side === 'raw' ? raw : sameProgram).push(t);
@@ -100,7 +138,7 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
     pairedRatio(summarize(side.map((p, k) => p / rawMs[k]!)));
   const limit = spawnLimit(b.median);
   log(
-    `  spawn: plugin first byte ${a.median.toFixed(2)} ms with a wait, ${polledSummary.median.toFixed(2)} polled (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), raw ${b.median.toFixed(2)} ms (starting the same program, exec echo: ${c.median.toFixed(2)})`,
+    `  spawn: plugin first byte ${a.median.toFixed(2)} ms with a wait, ${polledSummary.median.toFixed(2)} polled (pty_spawn returned at ${summarize(returned).median.toFixed(2)} ms), the chain alone ${summarize(chain).median.toFixed(2)} ms, raw ${b.median.toFixed(2)} ms (starting the same program, exec echo: ${c.median.toFixed(2)})`,
   );
   const waitedSide = { label: 'pty_spawn with a wait returns it', summary: a };
   const rawSide = { label: 'raw script from Node', summary: b };
@@ -117,6 +155,22 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
       { label: 'raw script from Node, exec echo', summary: c },
       paired(plugin, sameProgram),
     ),
+    firstByteRow(
+      `the plugin's chain alone, spawned from Node (setpriv → script → ${defaultWrapper()} wrapper → echo)`,
+      { label: 'chain from Node', summary: summarize(chain) },
+      rawSide,
+      paired(chain, raw),
+    ),
+    {
+      suite: 'spawn',
+      name: 'spawn → first output byte: the plugin over its own chain',
+      unit: 'ms',
+      a: waitedSide,
+      b: { label: 'chain from Node', summary: summarize(chain) },
+      ...paired(plugin, chain),
+      target: '—',
+      met: null,
+    },
     firstByteRow(
       'spawn → first output byte, pty_read polled between I/O turns',
       { label: 'pty_spawn→pty_read sees it', summary: polledSummary },
