@@ -12,9 +12,14 @@ export interface ResolvedWorkdir {
 /** Resolves a workdir (absolute or project-relative) to its real path and says whether it leaves the project. */
 export async function resolveWorkdir(requested: string | undefined, projectDir: string): Promise<ResolvedWorkdir> {
   if (requested !== undefined) checkPathBounds('workdir', requested);
+  // The project directory itself (the usual case): its real path and what it is, asked at once (one thread-pool round
+  // trip's wait, not two; the binding checks the directory again, through its descriptor).
+  if (requested === undefined) {
+    const [project, info] = await Promise.all([realpath(projectDir), stat(projectDir)]);
+    if (!info.isDirectory()) throw notDirectory(project);
+    return { realPath: project, external: false };
+  }
   const project = await realpath(projectDir);
-  // The project directory itself (the usual case) is resolved already: one thread-pool round trip less per spawn.
-  if (requested === undefined) return { realPath: await directoryOnly(project), external: false };
   const wanted = isAbsolute(requested) ? requested : resolve(project, requested);
   let real: string;
   try {
@@ -31,9 +36,11 @@ export async function resolveWorkdir(requested: string | undefined, projectDir: 
 }
 
 async function directoryOnly(real: string): Promise<string> {
-  if (!(await stat(real)).isDirectory()) throw new PtyError('invalid_input', `workdir ${real} is not a directory.`);
+  if (!(await stat(real)).isDirectory()) throw notDirectory(real);
   return real;
 }
+
+const notDirectory = (real: string) => new PtyError('invalid_input', `workdir ${real} is not a directory.`);
 
 /** After approval: the path must still resolve to what the user approved. */
 export async function recheckWorkdir(approved: string): Promise<void> {

@@ -71,6 +71,13 @@ describe('resolveWorkdir', () => {
     const err = await refusal(resolveWorkdir('file.txt', project));
     expect(err.message).toBe(`workdir ${join(project, 'file.txt')} is not a directory.`);
   });
+
+  it('refuses a project "directory" that is a file, by its real path', async () => {
+    const fileLink = join(base, 'file-link');
+    symlinkSync(join(project, 'file.txt'), fileLink);
+    const err = await refusal(resolveWorkdir(undefined, fileLink));
+    expect(err.message).toBe(`workdir ${join(project, 'file.txt')} is not a directory.`);
+  });
 });
 
 describe('recheckWorkdir', () => {
