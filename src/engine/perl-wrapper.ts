@@ -10,6 +10,13 @@ import { ARGV_ENV_COUNT, ARGV_ENV_PREFIX, ARGV_FD, type ArgvVia } from './wrappe
  */
 const GENERIC_TERMINAL_ARCHES: ReadonlySet<string> = new Set(['x64', 'ia32', 'arm64', 'arm', 'riscv64']);
 
+/** The asm-generic values (include/uapi/asm-generic/ioctls.h, termbits.h), written into the Perl program. */
+const TCGETS = '0x5401';
+const TCSETS = '0x5402';
+const TIOCSWINSZ = '0x5414';
+/** In c_oflag, the second tcflag_t of struct termios. */
+const ONLCR = '0x4';
+
 /** ENOENT: the one exec failure that means "no such program" (exit 127, as a shell says); any other is 126. */
 const ENOENT = 2;
 
@@ -57,14 +64,15 @@ export function perlWrapper(rows: number, cols: number, argvVia: ArgvVia): strin
     '}',
     'exit 127 unless @argv;',
     'my $termios = "\\0" x 64;',
-    'if (ioctl(STDIN, 0x5401, $termios)) {',
+    `if (ioctl(STDIN, ${TCGETS}, $termios)) {`,
     '  my @flags = unpack("L4", $termios);',
-    '  $flags[1] &= ~04;',
+    `  $flags[1] &= ~${ONLCR};`,
     '  substr($termios, 0, 16) = pack("L4", @flags);',
-    '  ioctl(STDIN, 0x5402, $termios);',
+    `  ioctl(STDIN, ${TCSETS}, $termios);`,
     '}',
+    // struct winsize: rows, cols, then the pixel sizes, unsigned shorts.
     `my $size = pack("S4", ${rows}, ${cols}, 0, 0);`,
-    'ioctl(STDIN, 0x5414, $size);',
+    `ioctl(STDIN, ${TIOCSWINSZ}, $size);`,
     `$ENV{LANG} = "${COMMAND_LOCALE}";`,
     `$ENV{SHELL} = "${WRAPPER_SHELL_PATH}";`,
     'my $cwd = readlink("/proc/self/cwd");',
