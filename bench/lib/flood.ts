@@ -1,5 +1,5 @@
 import type { PluginHarness } from './plugin-harness.js';
-import { rawScript, sameTerminalCommand } from './raw.js';
+import { type RawSink, rawScript, sameTerminalCommand } from './raw.js';
 import { SHAPES, type Shape } from './shapes.js';
 
 export const FLOOD_PTYS = 16;
@@ -60,11 +60,18 @@ export async function pluginFlood(
   return { seconds: (performance.now() - t0) / 1000, ids, problems };
 }
 
-/** The same commands under raw script to /dev/null: the machine as loaded, with nothing ingested by the host. */
-export async function rawFlood(plan: FloodPlan, onStarted: () => void = () => {}): Promise<FloodOutcome> {
+/**
+ * The same commands under raw script: to /dev/null (the machine as loaded, with nothing ingested by the host), or
+ * read by the host, which only counts bytes (`count`: the floor any host pays for reading the floods).
+ */
+export async function rawFlood(
+  plan: FloodPlan,
+  onStarted: () => void = () => {},
+  sink: RawSink = 'devnull',
+): Promise<FloodOutcome> {
   const t0 = performance.now();
   const problems: string[] = [];
-  const runs = plan.ptys.map(({ shape, bytes }) => rawScript(sameTerminalCommand(shape.script(bytes)), 'devnull'));
+  const runs = plan.ptys.map(({ shape, bytes }) => rawScript(sameTerminalCommand(shape.script(bytes)), sink));
   onStarted();
   await Promise.all(
     runs.map(async (run) => {
