@@ -1,5 +1,6 @@
 import { closeSync, constants, openSync, readlinkSync } from 'node:fs';
 import { PtyError } from '../errors.js';
+import { O_CLOEXEC } from './linux-abi.js';
 
 /** A directory held open by descriptor so that the path approved is the directory the command runs in. */
 export interface BoundDirectory {
@@ -19,7 +20,9 @@ export interface BoundDirectory {
 export function bindDirectory(approvedRealPath: string): BoundDirectory {
   let fd: number;
   try {
-    fd = openSync(approvedRealPath, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    // Close-on-exec, which Bun does not add by itself: the spawn's chdir through it happens before the exec, and
+    // held open across it, the chain would inherit it (and inheritable-fds.ts would send every spawn the long way).
+    fd = openSync(approvedRealPath, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | O_CLOEXEC);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new PtyError(

@@ -1,15 +1,30 @@
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+// As /proc/PID/fdinfo/N prints it in `flags:` (octal); 0 where its number is not known: then every one counts.
+import { O_CLOEXEC } from './linux-abi.js';
 
-/** O_CLOEXEC as /proc/PID/fdinfo/N prints it in `flags:` (octal): the descriptor closes at exec. */
-const O_CLOEXEC = 0o2000000;
 /** `pos:` (at most 20 digits) and `flags:` lines come first in an fdinfo file: this many bytes hold both. */
 const FDINFO_HEAD_BYTES = 96;
 
 /**
+ * Devices a descriptor may stay open on in `setpriv` and `script` without effect on anything: no end of file anyone
+ * waits for, no lock, no peer. OpenCode 1.18's Bun holds two on /dev/urandom without close-on-exec (fds 3 and 9,
+ * seen), which made every spawn there take the closing step. The wrapper closes them before the program runs, as it
+ * closes everything above 2.
+ */
+const HARMLESS_DEVICES: ReadonlySet<string> = new Set([
+  '/dev/null',
+  '/dev/zero',
+  '/dev/full',
+  '/dev/random',
+  '/dev/urandom',
+]);
+
+/**
  * Whether a process holds a descriptor above 2 that does NOT close at exec: one the host inherited from its
- * parent (a pipe at fd 251 was seen here), or one a native addon opened without O_CLOEXEC. Node, Bun and libuv
- * open everything close-on-exec, and `spawn` maps the child's stdio onto 0–3 itself, so a host that holds none
- * passes nothing extra to a child, and the PTY chain can skip its descriptor-closing step (one exec, ≈2 ms of
+ * parent (a pipe at fd 251 was seen here), or one a native addon opened without O_CLOEXEC; one on a device that
+ * grants nothing (HARMLESS_DEVICES) does not count. Node and libuv open everything close-on-exec (Bun's `openSync`
+ * does not: bound-directory.ts asks for it), and `spawn` maps the child's stdio onto 0–3 itself, so a host that holds
+ * none passes nothing extra to a child, and the PTY chain can skip its descriptor-closing step (one exec, ≈2 ms of
  * every spawn; see script-invocation.ts). Read from /proc/PID/fdinfo, the kernel's own word on each descriptor.
  * When /proc cannot tell (not mounted, an entry unreadable for another reason than being gone), the answer is
  * true: the closing step is kept.
@@ -46,13 +61,21 @@ export class InheritableDescriptors {
         const flags = this.flagsOf(name);
         // Gone since the listing (the listing's own descriptor, for one): not held, and not remembered.
         if (flags === 'gone') continue;
-        inheritable = flags === undefined || (flags & O_CLOEXEC) === 0;
+        inheritable = (flags === undefined || (flags & O_CLOEXEC) === 0) && !this.onHarmlessDevice(name);
       }
       next.set(fd, inheritable);
       any ||= inheritable;
     }
     this.known = next;
     return any;
+  }
+
+  private onHarmlessDevice(name: string): boolean {
+    try {
+      return HARMLESS_DEVICES.has(readlinkSync(`${this.procDir}/fd/${name}`));
+    } catch {
+      return false;
+    }
   }
 
   /** The `flags:` of one descriptor; undefined when unreadable or unparsable (counted as inheritable). */

@@ -1,14 +1,8 @@
 import { accessSync, constants } from 'node:fs';
 import { COMMAND_LOCALE } from './environment.js';
+import { GENERIC_ABI_ARCHES } from './linux-abi.js';
 import { PERL_PATH, WRAPPER_SHELL_PATH } from './system-paths.js';
 import { ARGV_ENV_COUNT, ARGV_ENV_PREFIX, ARGV_FD, type ArgvVia } from './wrapper-argv.js';
-
-/**
- * Linux architectures whose terminal ioctls and termios layout are asm-generic's, the values the Perl wrapper has
- * written in: TCGETS 0x5401, TCSETS 0x5402, TIOCSWINSZ 0x5414, the four tcflag_t fields 32 bits each, ONLCR 04.
- * mips, powerpc, sparc and alpha number them differently; there the bash wrapper runs.
- */
-const GENERIC_TERMINAL_ARCHES: ReadonlySet<string> = new Set(['x64', 'ia32', 'arm64', 'arm', 'riscv64']);
 
 /** The asm-generic values (include/uapi/asm-generic/ioctls.h, termbits.h), written into the Perl program. */
 const TCGETS = '0x5401';
@@ -22,12 +16,12 @@ const ENOENT = 2;
 
 let runs: boolean | undefined;
 
-/** Whether this machine can run the Perl wrapper: perl is there (perl-base on Debian and Ubuntu) and the arch is generic. */
+/** Whether this machine can run the Perl wrapper: perl is there (perl-base on Debian and Ubuntu) and the arch's ioctls are generic (linux-abi.ts); elsewhere the bash wrapper runs. */
 export function perlWrapperRuns(): boolean {
   if (runs === undefined) {
     try {
       accessSync(PERL_PATH, constants.X_OK);
-      runs = GENERIC_TERMINAL_ARCHES.has(process.arch);
+      runs = GENERIC_ABI_ARCHES.has(process.arch);
     } catch {
       runs = false;
     }

@@ -50,6 +50,18 @@ describe('InheritableDescriptors (whether a host would pass a descriptor to what
     expect(probe.held()).toBe(false);
   });
 
+  it('does not count one on a device that grants nothing (as OpenCode’s Bun holds /dev/urandom), but does count a file', async () => {
+    const shell = bash(`${CLEAN}; while read -r line; do eval "$line"; done`);
+    const probe = new InheritableDescriptors(`/proc/${shell.pid}`);
+    await waitFor(() => !fdsOf(shell.pid!).some((fd) => fd > 2), 'the shell has closed what it inherited');
+    shell.stdin!.write('exec 7</dev/urandom 8</dev/null 9>/dev/null\n');
+    await waitFor(() => existsSync(`/proc/${shell.pid}/fd/9`), 'fds 7 to 9 are open');
+    expect(probe.held()).toBe(false);
+    shell.stdin!.write('exec 6</etc/hostname\n');
+    await waitFor(() => existsSync(`/proc/${shell.pid}/fd/6`), 'fd 6 is open');
+    expect(probe.held()).toBe(true);
+  });
+
   it('says yes when /proc cannot tell (the closing step is then kept)', () => {
     expect(new InheritableDescriptors('/proc/no-such-process').held()).toBe(true);
   });

@@ -27,6 +27,16 @@ describe('the engine in OpenCode’s own Bun', () => {
     expect(JSON.parse(stdout)).toEqual({ assumed: false, measured: false });
   }, 60_000);
 
+  it('starts the chain without the descriptor-closing step: the bound directory closes at exec, /dev/urandom is harmless', async () => {
+    // Bun's openSync adds no O_CLOEXEC, and OpenCode's Bun holds two descriptors on /dev/urandom without it: each made
+    // every spawn there take one process more (inheritable-fds.ts).
+    const { stdout } = await run(OPENCODE_BUN, [join(__dirname, '..', 'fixtures', 'bun-held-descriptors.ts')], {
+      env: { ...process.env, BUN_BE_BUN: '1' },
+      timeout: 30_000,
+    });
+    expect(JSON.parse(stdout)).toEqual({ boundCloseOnExec: true, held: false });
+  }, 60_000);
+
   it('a flood into a busy host costs the host no pile of output: 16 PTYs of 64 MiB, RSS peak growth under 160 MiB', async () => {
     // Bun keeps reading a paused pipe into memory JavaScript cannot see (pipe-backpressure.ts): with the ingest gate
     // pausing PTYs there, this run peaked at +310 MiB; flowing freely, at +55. The bound leaves room for Bun's
