@@ -6,47 +6,47 @@ const run = promisify(execFile);
 /** OpenCode's own binary is Bun; BUN_BE_BUN=1 makes it run a script (the runtime OpenCode 1.18 runs plugins in). */
 const OPENCODE_BUN = join(__dirname, '..', '..', 'node_modules', '.bin', 'opencode');
 
+/** Runs a fixture (test/fixtures/NAME) in OpenCode's Bun and returns the JSON line it prints. */
+async function inBun(fixture: string, args: readonly string[], timeoutMs: number): Promise<unknown> {
+  const { stdout } = await run(OPENCODE_BUN, [join(__dirname, '..', 'fixtures', fixture), ...args], {
+    env: { ...process.env, BUN_BE_BUN: '1' },
+    timeout: timeoutMs,
+  });
+  return JSON.parse(stdout);
+}
+
 describe('the engine in OpenCode’s own Bun', () => {
   it('16 PTYs at a time, 6 times over, each end with every byte of their output', async () => {
     // With the argv on a fourth stdio pipe, Bun 1.3.14 left about 1 PTY in 100 running for ever (its end never
     // reported) and cut the output of others; the argv now travels in the environment there.
-    const { stdout } = await run(
-      OPENCODE_BUN,
-      [join(__dirname, '..', 'fixtures', 'bun-concurrent-ptys.ts'), '16', '6', '2000000'],
-      { env: { ...process.env, BUN_BE_BUN: '1' }, timeout: 120_000 },
-    );
-    expect(JSON.parse(stdout)).toEqual({ ended: 96, complete: 96, errors: [], stuck: 0 });
+    expect(await inBun('bun-concurrent-ptys.ts', ['16', '6', '2000000'], 120_000)).toEqual({
+      ended: 96,
+      complete: 96,
+      errors: [],
+      stuck: 0,
+    });
   }, 150_000);
 
   it('pausing a child’s stdout does not hold back its pipe in Bun, as the engine assumes there', async () => {
     // If a Bun release fixes this, the probe says so here, and the ingest gate can pause PTYs under Bun again.
-    const { stdout } = await run(OPENCODE_BUN, [join(__dirname, '..', 'fixtures', 'bun-pause-probe.ts')], {
-      env: { ...process.env, BUN_BE_BUN: '1' },
-      timeout: 30_000,
-    });
-    expect(JSON.parse(stdout)).toEqual({ assumed: false, measured: false });
+    expect(await inBun('bun-pause-probe.ts', [], 30_000)).toEqual({ assumed: false, measured: false });
   }, 60_000);
 
   it('starts the chain without the descriptor-closing step: the bound directory closes at exec, /dev/urandom is harmless', async () => {
     // Bun's openSync adds no O_CLOEXEC, and OpenCode's Bun holds two descriptors on /dev/urandom without it: each made
     // every spawn there take one process more (inheritable-fds.ts).
-    const { stdout } = await run(OPENCODE_BUN, [join(__dirname, '..', 'fixtures', 'bun-held-descriptors.ts')], {
-      env: { ...process.env, BUN_BE_BUN: '1' },
-      timeout: 30_000,
-    });
-    expect(JSON.parse(stdout)).toEqual({ boundCloseOnExec: true, held: false });
+    expect(await inBun('bun-held-descriptors.ts', [], 30_000)).toEqual({ boundCloseOnExec: true, held: false });
   }, 60_000);
 
   it('a flood into a busy host costs the host no pile of output: 16 PTYs of 64 MiB, RSS peak growth under 160 MiB', async () => {
     // Bun keeps reading a paused pipe into memory JavaScript cannot see (pipe-backpressure.ts): with the ingest gate
     // pausing PTYs there, this run peaked at +310 MiB; flowing freely, at +55. The bound leaves room for Bun's
     // read-ahead (about 220 KiB per pipe) and its allocator, and fails well below what pausing costs.
-    const { stdout } = await run(
-      OPENCODE_BUN,
-      [join(__dirname, '..', 'fixtures', 'bun-flood-memory.ts'), '16', String(64 * 1_048_576)],
-      { env: { ...process.env, BUN_BE_BUN: '1' }, timeout: 120_000 },
-    );
-    const result = JSON.parse(stdout) as { complete: number; errors: string[]; peakRssGrowthMiB: number };
+    const result = (await inBun('bun-flood-memory.ts', ['16', String(64 * 1_048_576)], 120_000)) as {
+      complete: number;
+      errors: string[];
+      peakRssGrowthMiB: number;
+    };
     expect(result).toMatchObject({ complete: 16, errors: [] });
     expect(result.peakRssGrowthMiB).toBeLessThan(160);
   }, 150_000);
