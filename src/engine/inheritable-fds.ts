@@ -1,5 +1,4 @@
 import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
-// As /proc/PID/fdinfo/N prints it in `flags:` (octal); 0 where its number is not known: then every one counts.
 import { O_CLOEXEC } from './linux-abi.js';
 
 /** `pos:` (at most 20 digits) and `flags:` lines come first in an fdinfo file: this many bytes hold both. */
@@ -61,6 +60,7 @@ export class InheritableDescriptors {
         const flags = this.flagsOf(name);
         // Gone since the listing (the listing's own descriptor, for one): not held, and not remembered.
         if (flags === 'gone') continue;
+        // `flags:` is the open flags in octal; where O_CLOEXEC's number is not known (0), every descriptor counts.
         inheritable = (flags === undefined || (flags & O_CLOEXEC) === 0) && !this.onHarmlessDevice(name);
       }
       next.set(fd, inheritable);

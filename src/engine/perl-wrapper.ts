@@ -1,22 +1,18 @@
 import { accessSync, constants } from 'node:fs';
 import { COMMAND_LOCALE } from './environment.js';
-import { GENERIC_ABI_ARCHES } from './linux-abi.js';
+import { GENERIC_ABI_ARCHES, ONLCR, TCGETS, TCSETS, TIOCSWINSZ } from './linux-abi.js';
 import { PERL_PATH, WRAPPER_SHELL_PATH } from './system-paths.js';
 import { ARGV_ENV_COUNT, ARGV_ENV_PREFIX, ARGV_FD, type ArgvVia } from './wrapper-argv.js';
-
-/** The asm-generic values (include/uapi/asm-generic/ioctls.h, termbits.h), written into the Perl program. */
-const TCGETS = '0x5401';
-const TCSETS = '0x5402';
-const TIOCSWINSZ = '0x5414';
-/** In c_oflag, the second tcflag_t of struct termios. */
-const ONLCR = '0x4';
 
 /** ENOENT: the one exec failure that means "no such program" (exit 127, as a shell says); any other is 126. */
 const ENOENT = 2;
 
 let runs: boolean | undefined;
 
-/** Whether this machine can run the Perl wrapper: perl is there (perl-base on Debian and Ubuntu) and the arch's ioctls are generic (linux-abi.ts); elsewhere the bash wrapper runs. */
+/**
+ * Whether this machine can run the Perl wrapper: perl is there (perl-base on Debian and Ubuntu) and the arch's ioctls
+ * are the generic ones (linux-abi.ts); elsewhere the bash wrapper runs.
+ */
 export function perlWrapperRuns(): boolean {
   if (runs === undefined) {
     try {
