@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { endWith, finalize, Observable, ReplaySubject, type SchedulerLike, skip, Subscription, takeUntil } from 'rxjs';
 import { match } from 'ts-pattern';
-import { KEPT_CHILD_SPECIMENS, LINGER_FULL_SCAN_MS, LINGER_POLL_MS, MAX_SCRIPT_STDERR_CHARS } from '../limits.js';
-import { Specimens } from '../shapes/specimens.js';
+import { LINGER_FULL_SCAN_MS, LINGER_POLL_MS, MAX_SCRIPT_STDERR_CHARS } from '../limits.js';
 import { bindDirectory, type BoundDirectory } from '../engine/bound-directory.js';
 import { readStat, terminalOf } from '../engine/procfs.js';
 import { scriptExitCode, unreapedLeaderStatus } from '../engine/script-missed-death.js';
@@ -16,6 +15,7 @@ import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
 import { childProcessEvents$ } from './child-process-events.js';
+import { keepAsSpecimen } from './child-specimens.js';
 import { scriptTermination } from './script-termination.js';
 import { describeMembers, type TerminationReport } from './session-report.js';
 import { Utf8Chunks } from './utf8-chunks.js';
@@ -53,32 +53,6 @@ export interface PtyHandle {
    * script. Bounded; concurrent calls share one sweep; a call after a sweep that left survivors sweeps again.
    */
   terminate(): Observable<TerminationReport>;
-}
-
-/**
- * The last PTY's `script` child, kept once its stream is done (exited, every pipe closed): Node's ChildProcess,
- * its sockets and their stream states are classes that the output path's optimized code checks, and no other child
- * of the host need be alive between two PTYs (see Specimens). It holds no descriptor and none of the PTY's output
- * (withoutListeners).
- */
-export const childSpecimens = new Specimens<ChildProcess>(KEPT_CHILD_SPECIMENS);
-
-const ignoreError = (): void => undefined;
-
-/**
- * The child as a specimen may keep: every listener on it and on its pipes closes over the stream that made it, and
- * so over the PTY's subscriber and buffer (a heap snapshot found a removed PTY's megabyte kept through the argv
- * channel's `error` listener, docs/PERFORMANCE.md, thirteenth session). Its pipes are closed by then; each keeps an
- * `error` listener that holds nothing, so a late error could never be unhandled.
- */
-function withoutListeners(child: ChildProcess): ChildProcess {
-  child.removeAllListeners();
-  for (const stream of child.stdio) {
-    if (stream === null || stream === undefined) continue;
-    stream.removeAllListeners();
-    stream.on('error', ignoreError);
-  }
-  return child;
 }
 
 export interface PtyProcessDeps {
@@ -269,7 +243,7 @@ function scriptProcess$(
     const finish = () => {
       complete = true;
       argvChannel?.destroy();
-      childSpecimens.keep(withoutListeners(child));
+      keepAsSpecimen(child);
       releaseGuard();
       subscriber.complete();
     };

@@ -20,7 +20,7 @@ import { InheritableDescriptors } from '../../src/engine/inheritable-fds.js';
 import { childrenOf } from '../../src/engine/procfs.js';
 import { BASH_PATH, SCRIPT_PATH, SETPRIV_PATH } from '../../src/engine/system-paths.js';
 import { KEPT_CHILD_SPECIMENS, TERMINATE_GRACE_MS } from '../../src/limits.js';
-import { childSpecimens } from '../../src/streams/pty-process.js';
+import { childSpecimens } from '../../src/streams/child-specimens.js';
 import { PtyProbe, runToExit } from '../support/pty-probe.js';
 import { childrenOfSelf, commOf, isRunning, openFdCount, pidsWithMarker } from '../../src/testkit/processes.js';
 import { sleep, waitFor } from '../../src/testkit/waits.js';
