@@ -87,6 +87,11 @@ export const GREP_QUEUE_TIMEOUT_MS = 2_000;
 export const GREP_TIMEOUT_MS = 250;
 export const MAX_GREP_STDOUT_CHARS = 2 * MAX_BUFFER_CHARS;
 export const MAX_GREP_STDERR_CHARS = 2_000;
+/**
+ * The largest buffer a search keeps for the next one to encode its text into (search-text-encoder.ts): a full
+ * buffer of 3-byte characters. A larger text, or a search while the kept buffer is in use, gets a buffer of its own.
+ */
+export const MAX_KEPT_SEARCH_BYTES = 3 * MAX_BUFFER_CHARS;
 
 // ── Process lifecycle ────────────────────────────────────────────────────────────────────────
 /** Between TERM and KILL for the processes of a PTY's session. */

@@ -160,25 +160,11 @@ export class LineStore implements LineSink {
     return piece.text.slice(from, to);
   }
 
-  /** Every retained line, each ended by `\n`: slices of the pieces, not a string per line. */
-  joined(): string {
-    return this.joinedFrom(this.dropped);
-  }
-
   /**
    * The retained lines from absolute 0-based index `n` (the oldest retained one when `n` is older) to the newest,
-   * each ended by `\n`: slices of the pieces, not a string per line; finding where line `n` starts costs a binary
-   * search and at most a group's worth of indexOf.
-   */
-  joinedFrom(n: number): string {
-    let text = '';
-    for (const part of this.partsFrom(n)) text += part;
-    return text;
-  }
-
-  /**
-   * The same lines as joinedFrom, as the store holds them: slices of the pieces, then the lines not yet joined into
-   * one as a single string, oldest first. Every part is whole lines, each ended by `\n`, and none is empty. What a
+   * each ended by `\n`, as the store holds them: slices of the pieces, then the lines not yet joined into one as a
+   * single string, oldest first; finding where line `n` starts costs a binary search and at most a group's worth of
+   * indexOf. Every part is whole lines, each ended by `\n`, and none is empty. What a
    * scanner of new output reads part by part: joined, the text of a flood's chunk is the line it finished and its
    * run, which V8 copies into one new string at the first search in it (a third of the host's young garbage in a
    * flood with a wait pending, docs/PERFORMANCE.md).

@@ -225,13 +225,14 @@ export class OutputBuffer {
   }
 
   /**
-   * Every retained line, each ended by `\n` (so an empty last line is still a line to grep):
+   * Every retained line, each ended by `\n` (so an empty last line is still a line to grep), as parts to join in order:
    * grep's 1-based line n is absolute line `firstLine + n - 1`.
    */
-  searchText(): { text: string; firstLine: number } {
-    let text = this.store.joined();
-    if (this.hasPartial()) text += `${this.renderer.partial()}\n`;
-    return { text, firstLine: this.firstLine };
+  searchText(): { parts: string[]; firstLine: number } {
+    // Parts, not one string: joining them would copy the whole buffer into a new string only to encode it for grep.
+    const parts = this.store.partsFrom(this.store.dropped);
+    if (this.hasPartial()) parts.push(`${this.renderer.partial()}\n`);
+    return { parts, firstLine: this.firstLine };
   }
 
   /** The newest retained line with anything but whitespace on it. */

@@ -88,7 +88,7 @@ export async function readOutput(
     retainedLines: buffer.retainedLines,
   };
   if (input.pattern !== undefined) {
-    const { text, firstLine } = buffer.searchText();
+    const { parts: text, firstLine } = buffer.searchText();
     const ignoreCase = input.ignoreCase ?? false;
     // offset pages through the matches: grep stops at offset + limit, the first offset are skipped.
     const skip = input.offset ?? 0;

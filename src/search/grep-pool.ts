@@ -10,6 +10,7 @@ import {
 } from '../limits.js';
 import { grepArguments, validateGrepRequest, type GrepMatch, type GrepRequest } from './grep-request.js';
 import { runGrep, type GrepRun, type GrepRunOptions } from './grep-run.js';
+import { SearchTextEncoder } from './search-text-encoder.js';
 
 export type { GrepMatch, GrepRequest } from './grep-request.js';
 
@@ -63,6 +64,7 @@ export class GrepPool {
   private readonly queue: Waiting[] = [];
   /** Each running grep, with the promise that settles after its bookkeeping is done. */
   private readonly running = new Map<GrepRun, Promise<void>>();
+  private readonly encoder = new SearchTextEncoder();
   private closed: Promise<void> | undefined;
 
   constructor(options: GrepPoolOptions = {}) {
@@ -160,7 +162,8 @@ export class GrepPool {
   }
 
   private start(request: GrepRequest): Promise<GrepMatch[]> {
-    const run = runGrep(grepArguments(request), request.text, this.runOptions);
+    const input = this.encoder.encode(request.text);
+    const run = runGrep(grepArguments(request), input.bytes, this.runOptions);
     const { signal } = request;
     const onAbort = () => run.stop(abortError(signal as AbortSignal));
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -171,6 +174,7 @@ export class GrepPool {
     this.running.set(
       run,
       finished.then(() => {
+        input.release();
         signal?.removeEventListener('abort', onAbort);
         this.running.delete(run);
         this.reportLoad();

@@ -2,8 +2,8 @@ import { PtyError } from '../errors.js';
 import { MAX_PATTERN_CHARS } from '../limits.js';
 
 export interface GrepRequest {
-  /** The text searched, lines separated by `\n`. */
-  readonly text: string;
+  /** The text searched, lines separated by `\n`; in parts, joined in order, none splitting a surrogate pair. */
+  readonly text: string | readonly string[];
   /** A POSIX extended regular expression, as `grep -E` reads it. */
   readonly pattern: string;
   readonly ignoreCase: boolean;

@@ -31,10 +31,10 @@ const GREP_ENVIRONMENT: Readonly<Record<string, string>> = { LC_ALL: 'C.UTF-8', 
 type GrepStopReason = PtyError | 'stdout_full';
 
 /**
- * Runs `grepPath args` with `text` on stdin. Output past `maxStdoutChars` stops grep and keeps the complete
+ * Runs `grepPath args` with `input` (the text's UTF-8) on stdin; `input` must stay unchanged until `done` settles. Output past `maxStdoutChars` stops grep and keeps the complete
  * lines so far: a prefix of the matches, as a smaller `-m` would give. stderr past `maxStderrChars` is dropped.
  */
-export function runGrep(args: readonly string[], text: string, options: GrepRunOptions): GrepRun {
+export function runGrep(args: readonly string[], input: Uint8Array, options: GrepRunOptions): GrepRun {
   let child: ChildProcessWithoutNullStreams;
   try {
     child = spawn(options.grepPath, args, { env: GREP_ENVIRONMENT, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -76,7 +76,7 @@ export function runGrep(args: readonly string[], text: string, options: GrepRunO
     // Spawn failures arrive here, followed by 'close'; a failed kill arrives here too and changes nothing.
     if (child.pid === undefined) spawnError ??= err;
   });
-  child.stdin.end(text, 'utf8');
+  child.stdin.end(input);
 
   const done = new Promise<GrepMatch[]>((resolve, reject) => {
     child.on('close', (code, signal) => {

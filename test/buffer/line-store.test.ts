@@ -58,7 +58,7 @@ describe('LineStore', () => {
             while (retained > 0 && chars + reserve > maxChars) chars -= cost(all[all.length - retained--] as string);
             const kept = all.slice(all.length - retained);
             // As a scanner of new output reads: from where its last read ended, after every step.
-            expect(store.joinedFrom(scannedTo)).toBe(
+            expect(store.partsFrom(scannedTo).join('')).toBe(
               kept
                 .slice(Math.max(scannedTo - store.dropped, 0))
                 .map((line) => `${line}\n`)
@@ -69,14 +69,14 @@ describe('LineStore', () => {
             expect(store.dropped).toBe(all.length - kept.length);
             expect(store.chars).toBe(chars);
             expect(kept.map((_, i) => store.text(store.dropped + i))).toEqual(kept);
-            expect(store.joined()).toBe(kept.map((line) => `${line}\n`).join(''));
+            expect(store.partsFrom(0).join('')).toBe(kept.map((line) => `${line}\n`).join(''));
             // From any line on, older than the oldest retained one included: what a scanner of new output reads.
             for (let n = store.dropped - 1; n <= all.length; n++) {
               const expected = kept
                 .slice(Math.max(n - store.dropped, 0))
                 .map((line) => `${line}\n`)
                 .join('');
-              expect(store.joinedFrom(n)).toBe(expected);
+              expect(store.partsFrom(n).join('')).toBe(expected);
               // The same text in parts of whole lines, none empty: what a scanner tests part by part.
               const parts = store.partsFrom(n);
               expect(parts.join('')).toBe(expected);
@@ -122,7 +122,7 @@ describe('LineStore', () => {
             const n = store.dropped + (pick % retained);
             expect(store.text(n)).toBe(all[n]);
           }
-          expect(store.joined()).toBe(
+          expect(store.partsFrom(0).join('')).toBe(
             all
               .slice(all.length - retained)
               .map((t) => `${t}\n`)

@@ -221,6 +221,22 @@ describe('GrepPool', () => {
       expect(peak).toEqual({ running: MAX_GREP_WORKERS, queued: 1 });
     });
 
+    it('searches texts given in parts, each running search its own text while its pipe is still being written', async () => {
+      const pool = newPool();
+      // Far more than a pipe holds: the first text is still being written when the second search starts.
+      const first = ['filler line\n'.repeat(100_000), 'needle é one\n'];
+      const second = ['other line\n'.repeat(100_000), 'needle é two\n', 'tail\n'];
+      const searches = [first, second].map((text) => pool.search(request({ text, pattern: 'needle' })));
+      await expect(Promise.all(searches)).resolves.toEqual([
+        [{ lineNumber: 100_001, text: 'needle é one' }],
+        [{ lineNumber: 100_001, text: 'needle é two' }],
+      ]);
+      // The kept buffer is free again for the next search.
+      await expect(pool.search(request({ text: ['a\n', 'needle é three\n'], pattern: 'needle' }))).resolves.toEqual([
+        { lineNumber: 2, text: 'needle é three' },
+      ]);
+    });
+
     it('never runs more than MAX_GREP_WORKERS over many mixed searches, and leaves no grep behind', async () => {
       const { peak, onLoadChange } = loadRecorder();
       // A looser kill bound than GREP_TIMEOUT_MS: on a loaded machine a plain search must not be mistaken for a slow one.
