@@ -8,6 +8,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { BenchConfig } from './lib/config.js';
 import { markdown, table, type Row } from './lib/report.js';
+import { describeFaults, probePageFaults } from './lib/page-faults.js';
 import { hasGc, log, machine, RUNTIME } from './lib/util.js';
 import { buffer } from './suites/buffer.js';
 import { exitLag } from './suites/exit-lag.js';
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
   const durations: Record<string, number> = {};
   const started = Date.now();
   const loadBefore = loadavg();
+  const faultsBefore = await probePageFaults();
+  log(describeFaults(faultsBefore));
   for (const suite of selected) {
     log(`▶ ${suite.name}${quick ? ' (quick)' : ''}`);
     const t0 = performance.now();
@@ -91,6 +94,8 @@ async function main(): Promise<void> {
     machine: machine(),
     // Other work on the machine skews every number: the 1-minute load average at the start and at the end.
     loadAverage: { before: loadBefore[0], after: loadavg()[0] },
+    // And what a page fault costs, fresh and after a spawn, at the start and at the end (lib/page-faults.ts).
+    pageFaults: { before: faultsBefore, after: await probePageFaults() },
     rows,
   };
   const dir = 'bench-results';
@@ -104,6 +109,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `total ${result.totalSeconds} s, load average ${loadBefore[0]?.toFixed(2)} → ${result.loadAverage.after?.toFixed(2)}; wrote ${join(dir, `${stem}.json`)} (and ${stem}.md)\n`,
   );
+  process.stdout.write(`at the end: ${describeFaults(result.pageFaults.after)}\n`);
 }
 
 main().catch((err: unknown) => {
