@@ -5,7 +5,7 @@ const PROBE_BYTES = 8 * 1_048_576;
 const PAGE_BYTES = 4_096;
 
 /** The process's minor page faults so far (/proc/self/stat, field 10). */
-function minorFaults(): number {
+export function minorFaults(): number {
   const stat = readFileSync('/proc/self/stat', 'utf8');
   return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[7]);
 }
