@@ -21,6 +21,8 @@ const COMPACT_AT = 256;
 interface Piece {
   readonly text: string;
   readonly start: number;
+  /** Absolute 0-based index of its first line: a piece starts where a line does. */
+  readonly firstLine: number;
 }
 
 export interface LineStoreOptions {
@@ -97,7 +99,7 @@ export class LineStore implements LineSink {
     this.seal();
     const text = from === 0 && to === input.length ? input : input.slice(from, to);
     const start = this.end;
-    this.pieces.push({ text, start });
+    this.pieces.push({ text, start, firstLine: this.total });
     if (scanned !== undefined) this.indexScanned(scanned, from, to, start);
     else this.indexRun(text, start);
     // Dropping once per run, not per group, finds the cut line by line in one group only (the others go whole).
@@ -168,8 +170,11 @@ export class LineStore implements LineSink {
    * scanner of new output reads part by part: joined, the text of a flood's chunk is the line it finished and its
    * run, which V8 copies into one new string at the first search in it (a third of the host's young garbage in a
    * flood with a wait pending, docs/PERFORMANCE.md).
+   *
+   * `firstLines`, when given, gets each part's first line (absolute, 0-based), so that a scanner can number a match
+   * without counting the lines of the parts before it (for 2-byte lines that count was a third of the core's cost).
    */
-  partsFrom(n: number): string[] {
+  partsFrom(n: number, firstLines?: number[]): string[] {
     const parts: string[] = [];
     const first = Math.max(n, this.dropped);
     if (first >= this.total) return parts;
@@ -181,6 +186,7 @@ export class LineStore implements LineSink {
         const piece = this.pieces[p] as Piece;
         if (piece.start >= until) break;
         const end = Math.min(piece.text.length, until - piece.start);
+        firstLines?.push(piece.start < from ? first : piece.firstLine);
         parts.push(
           piece.start < from || end < piece.text.length
             ? piece.text.slice(Math.max(from - piece.start, 0), end)
@@ -190,6 +196,7 @@ export class LineStore implements LineSink {
     }
     const openFrom = Math.max(this.openFirst, first) - this.openFirst;
     if (openFrom < this.open.length) {
+      firstLines?.push(this.openFirst + openFrom);
       const lines = this.open.slice(openFrom);
       // The empty last element ends the last line with its `\n` in the join (no concatenation, no rope).
       lines.push('');
@@ -331,7 +338,9 @@ export class LineStore implements LineSink {
     const text = this.open.join('\n');
     this.open.length = 0;
     this.openChars = 0;
-    if (this.openStart + text.length > this.firstStart) this.pieces.push({ text, start: this.openStart });
+    if (this.openStart + text.length > this.firstStart) {
+      this.pieces.push({ text, start: this.openStart, firstLine: this.openFirst });
+    }
   }
 
   private releasePieces(): void {

@@ -200,13 +200,14 @@ export class OutputBuffer {
   /**
    * The finished lines numbered `lineNumber` or later (from the oldest retained one when `lineNumber` is older),
    * each ended by `\n`, in parts as the store keeps them (see LineStore.partsFrom): what a scanner of new output
-   * reads, without a string per line or a copy of the whole. `firstLine` is the number of the first part's first
-   * line.
+   * reads, without a string per line or a copy of the whole. `firstLines[k]` is the number of part k's first line.
    */
-  completedPartsFrom(lineNumber: number): { parts: string[]; firstLine: number } {
+  completedPartsFrom(lineNumber: number): { parts: string[]; firstLines: number[] } {
     if (!Number.isSafeInteger(lineNumber)) throw new RangeError(`lineNumber must be an integer, got ${lineNumber}`);
-    const firstLine = Math.max(lineNumber, this.firstLine);
-    return { parts: this.store.partsFrom(firstLine - 1), firstLine };
+    const firstLines: number[] = [];
+    const parts = this.store.partsFrom(Math.max(lineNumber, this.firstLine) - 1, firstLines);
+    for (let k = 0; k < firstLines.length; k++) firstLines[k] = (firstLines[k] as number) + 1;
+    return { parts, firstLines };
   }
 
   /**

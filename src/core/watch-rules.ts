@@ -2,7 +2,7 @@ import { concatMap, from, type Observable, type SchedulerLike, takeWhile } from 
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS, NOTIFY_MATCH_LINE_CHARS } from '../limits.js';
 import { coalesceMatches, type Coalesced } from '../operators/coalesce-matches.js';
 import { compileLinearPattern, type LinearPattern, type LineSpan } from '../patterns/linear-pattern.js';
-import { lineNumbers, visitParts } from '../patterns/output-scanner.js';
+import { lineNumbers } from '../patterns/output-scanner.js';
 import type { WatchInput } from '../protocol/wait-schema.js';
 import type { MatchEnvelope } from '../protocol/tool-results.js';
 import type { PtyNotification } from './host-port.js';
@@ -40,14 +40,13 @@ export function watchHits$(
     concatMap(() => {
       const completed = buffer.completedLines;
       if (completed < next) return [];
-      const { parts, firstLine } = buffer.completedPartsFrom(next);
+      const { parts, firstLines } = buffer.completedPartsFrom(next);
       next = completed + 1;
       const hits: WatchHit[] = [];
-      visitParts(parts, firstLine, (text, partFirstLine) => {
+      for (let k = 0; k < parts.length; k++) {
         // One by one: spread as arguments, a part's hits overflow the stack past about 120,000 (measured in Node 20).
-        for (const hit of hitsIn(text, partFirstLine, rules)) hits.push(hit);
-        return false;
-      });
+        for (const hit of hitsIn(parts[k] as string, firstLines[k] as number, rules)) hits.push(hit);
+      }
       return from(hits);
     }),
     coalesceMatches<WatchHit>(MATCH_NOTIFY_INTERVAL_MS, scheduler),

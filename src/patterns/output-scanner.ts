@@ -4,8 +4,8 @@ import type { LinearPattern } from './linear-pattern.js';
 /** The part of OutputBuffer a scanner reads. */
 export interface ScannedLines {
   readonly completedLines: number;
-  /** Finished lines from `lineNumber` on, each ended by `\n`, in parts of whole lines, and the number of the first. */
-  completedPartsFrom(lineNumber: number): { parts: readonly string[]; firstLine: number };
+  /** Finished lines from `lineNumber` on, each ended by `\n`, in parts of whole lines, and each part's first line's number. */
+  completedPartsFrom(lineNumber: number): { parts: readonly string[]; firstLines: readonly number[] };
   partialLine(): string;
   partialTail(limit: number): string;
 }
@@ -42,24 +42,6 @@ export function lineNumbers(text: string, firstLine: number, starts: readonly nu
 }
 
 /**
- * Calls `visit` with each part of whole lines and the number of its first line, in order, until it returns true. A
- * part's lines are counted only when a part after it needs its number.
- */
-export function visitParts(
-  parts: readonly string[],
-  firstLine: number,
-  visit: (text: string, firstLine: number) => boolean,
-): void {
-  let line = firstLine;
-  for (let k = 0; k < parts.length; k++) {
-    const text = parts[k] as string;
-    if (visit(text, line) || k + 1 === parts.length) return;
-    // The number the line after the part's end would have: its lines all counted.
-    line = lineNumbers(text, line, [text.length])[0] as number;
-  }
-}
-
-/**
  * Finds `pattern` in the output that arrived after `mark`, one call per chunk. Each call tests only the lines
  * completed since the previous call (each finished line is tested once, one engine pass per part of the text as
  * the buffer keeps it, never copied into one string) plus the unfinished line's last MAX_PARTIAL_MATCH_CHARS
@@ -77,21 +59,19 @@ export function outputScanner(
   return () => {
     const completed = lines.completedLines;
     if (completed >= next) {
-      const { parts, firstLine } = lines.completedPartsFrom(next);
+      const { parts, firstLines } = lines.completedPartsFrom(next);
       next = completed + 1;
-      let found: OutputMatch | undefined;
-      visitParts(parts, firstLine, (text, partFirstLine) => {
+      for (let k = 0; k < parts.length; k++) {
+        const text = parts[k] as string;
         const hit = pattern.matchingLines(text).next();
-        if (hit.done) return false;
+        if (hit.done) continue;
         const { start, end } = hit.value;
-        found = {
-          line: lineNumbers(text, partFirstLine, [start])[0] as number,
+        return {
+          line: lineNumbers(text, firstLines[k] as number, [start])[0] as number,
           text: text.slice(start, end),
           unfinished: false,
         };
-        return true;
-      });
-      if (found !== undefined) return found;
+      }
     }
     const tail = lines.partialTail(MAX_PARTIAL_MATCH_CHARS);
     if (tail === '' || (completed + 1 === mark.line && tail === mark.partialTail)) return undefined;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { LineStore } from '../../src/buffer/line-store.js';
+import { partNumbers } from '../support/part-numbers.js';
 
 type Op =
   | { kind: 'line'; text: string }
@@ -78,9 +79,12 @@ describe('LineStore', () => {
                 .join('');
               expect(store.partsFrom(n).join('')).toBe(expected);
               // The same text in parts of whole lines, none empty: what a scanner tests part by part.
-              const parts = store.partsFrom(n);
+              const firstLines: number[] = [];
+              const parts = store.partsFrom(n, firstLines);
               expect(parts.join('')).toBe(expected);
               for (const part of parts) expect(part).toMatch(/\n$/);
+              // Each part's first line, as counted from the lines of the parts before it.
+              expect(firstLines).toEqual(partNumbers(parts, Math.max(n, store.dropped)));
             }
           }
         },

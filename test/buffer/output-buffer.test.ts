@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { LineRenderer } from '../../src/buffer/line-renderer.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS } from '../../src/limits.js';
+import { partNumbers } from '../support/part-numbers.js';
 
 const texts = (buffer: OutputBuffer): string[] => buffer.page(0, buffer.retainedLines).map((line) => line.text);
 
@@ -243,8 +244,9 @@ describe('OutputBuffer', () => {
               const finished = texts(buffer).slice(0, buffer.completedLines - buffer.firstLine + 1);
               for (let line = buffer.firstLine - 1; line <= buffer.completedLines + 1; line++) {
                 const from = Math.max(line, buffer.firstLine);
-                const { parts, firstLine } = buffer.completedPartsFrom(line);
-                expect(firstLine).toBe(from);
+                const { parts, firstLines } = buffer.completedPartsFrom(line);
+                // Each part numbered from the lines before it, counted here the slow way.
+                expect(firstLines).toEqual(partNumbers(parts, from));
                 expect(parts.join('')).toBe(
                   finished
                     .slice(from - buffer.firstLine)

@@ -1,33 +1,12 @@
 import fc from 'fast-check';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { compileLinearPattern } from '../../src/patterns/linear-pattern.js';
-import { markOf, outputScanner, visitParts } from '../../src/patterns/output-scanner.js';
+import { markOf, outputScanner } from '../../src/patterns/output-scanner.js';
 
 /** Appends `chunk` as the ingest path does: the bytes too, so plain ASCII takes the native scan. */
 function feed(buffer: OutputBuffer, chunk: string): void {
   buffer.append(chunk, Buffer.from(chunk, 'utf8'));
 }
-
-describe('visitParts', () => {
-  it('numbers each part from the lines of the parts before it, and stops where the visitor says', () => {
-    const seen: Array<[string, number]> = [];
-    visitParts(['a\n', 'b\nc\n', 'd\n', 'e\n'], 7, (text, firstLine) => {
-      seen.push([text, firstLine]);
-      return text === 'd\n';
-    });
-    expect(seen).toEqual([
-      ['a\n', 7],
-      ['b\nc\n', 8],
-      ['d\n', 10],
-    ]);
-  });
-
-  it('visits nothing when there are no parts', () => {
-    const visit = jest.fn(() => false);
-    visitParts([], 1, visit);
-    expect(visit).not.toHaveBeenCalled();
-  });
-});
 
 describe('outputScanner', () => {
   // Each second chunk finishes the line the first began, then brings a run of whole lines: two parts.
