@@ -83,6 +83,12 @@ export function memoryOutsideForks(bytes: number): Buffer {
   const wasm = (globalThis as { WebAssembly?: WasmMemoryApi }).WebAssembly;
   if (wasm === undefined) return Buffer.allocUnsafeSlow(bytes);
   const pages = Math.ceil(bytes / WASM_PAGE_BYTES);
-  // Exactly `bytes`: the rest of the last page is never written, so it never takes memory.
-  return Buffer.from(new wasm.Memory({ initial: pages, maximum: pages }).buffer, 0, bytes);
+  try {
+    // Exactly `bytes`: the rest of the last page is never written, so it never takes memory.
+    return Buffer.from(new wasm.Memory({ initial: pages, maximum: pages }).buffer, 0, bytes);
+  } catch {
+    // V8 reserves gigabytes of address space per memory: under `ulimit -v 4000000` Node refuses one. Ordinary memory
+    // serves.
+    return Buffer.allocUnsafeSlow(bytes);
+  }
 }

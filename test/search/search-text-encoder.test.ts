@@ -109,6 +109,27 @@ describe('memoryOutsideForks', () => {
     expect(memoryOutsideForks(65_537).length).toBe(65_537);
   });
 
+  it('falls back to ordinary memory where a WebAssembly memory cannot be had', () => {
+    const real = Object.getOwnPropertyDescriptor(globalThis, 'WebAssembly') as PropertyDescriptor;
+    const refusing = {
+      Memory: class {
+        constructor() {
+          throw new RangeError('WebAssembly.Memory(): could not allocate memory');
+        }
+      },
+    };
+    try {
+      Object.defineProperty(globalThis, 'WebAssembly', { value: refusing, configurable: true, writable: true });
+      expect(memoryOutsideForks(100).length).toBe(100);
+      // A search's encoder keeps working on it.
+      expect(new SearchTextEncoder().encode(['a\n', 'b\n']).bytes.toString()).toBe('a\nb\n');
+      Object.defineProperty(globalThis, 'WebAssembly', { value: undefined, configurable: true, writable: true });
+      expect(memoryOutsideForks(100).length).toBe(100);
+    } finally {
+      Object.defineProperty(globalThis, 'WebAssembly', real);
+    }
+  });
+
   // Node spawns by forking, after which every ordinary page the host writes faults again: a search's kept buffer
   // would take a fault per page at every search (each spawns grep). Counted, not timed: faults are not noise.
   it('takes no copy-on-write fault per page when written again after a spawn, where an ordinary buffer does', async () => {
