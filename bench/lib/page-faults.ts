@@ -1,14 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { minorFaults } from '../../src/testkit/page-faults.js';
+
+export { minorFaults };
 
 const PROBE_BYTES = 8 * 1_048_576;
 const PAGE_BYTES = 4_096;
-
-/** The process's minor page faults so far (/proc/self/stat, field 10). */
-export function minorFaults(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[7]);
-}
 
 export interface FaultCost {
   readonly faults: number;

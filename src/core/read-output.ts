@@ -88,11 +88,11 @@ export async function readOutput(
     retainedLines: buffer.retainedLines,
   };
   if (input.pattern !== undefined) {
-    const { parts: text, firstLine } = buffer.searchText();
+    const { parts, firstLine } = buffer.searchText();
     const ignoreCase = input.ignoreCase ?? false;
     // offset pages through the matches: grep stops at offset + limit, the first offset are skipped.
     const skip = input.offset ?? 0;
-    const found = await search({ text, pattern: input.pattern, ignoreCase, maxMatches: skip + limit });
+    const found = await search({ text: parts, pattern: input.pattern, ignoreCase, maxMatches: skip + limit });
     const lines = viewLines(found.slice(skip).map((m) => ({ lineNumber: firstLine + m.lineNumber - 1, text: m.text })));
     // grep stopped at its limit: more matches may follow.
     const limitReached = found.length >= skip + limit;

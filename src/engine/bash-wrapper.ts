@@ -55,6 +55,13 @@ function readArgvFromEnvironment(): string[] {
 function readArgvFromChannel(): string[] {
   return [
     `mapfile -t -d '' -u ${ARGV_FD} argv`,
+    // The shell is the session leader already (script's child called setsid and exec'd it), and the program will
+    // keep its pid: telling it now makes the terminal session known before the program runs, however briefly.
+    // Best effort, with SIGPIPE ignored: Bun (OpenCode 1.18) hands the chain a one-way pipe whose other end is
+    // closed once the argv is written, and a SIGPIPE here would end the shell with 141 (seen end to end). The
+    // host then finds the leader by /proc, as it does whenever no pid comes back. No subshell (a fork, ≈0.3 ms):
+    // `trap - PIPE` gives back the disposition the shell started with, which the exec'd program inherits (an
+    // ignored SIGPIPE would survive exec: `yes | head -1` would end with a write error, 1, instead of SIGPIPE).
     `trap '' PIPE`,
     `{ printf '%d\\n' "$$" >&${ARGV_FD}; } 2>/dev/null`,
     `trap - PIPE`,

@@ -4,7 +4,7 @@ import type { LinearPattern } from './linear-pattern.js';
 /** The part of OutputBuffer a scanner reads. */
 export interface ScannedLines {
   readonly completedLines: number;
-  /** Finished lines from `lineNumber` on, each ended by `\n`, in parts of whole lines, and each part's first line's number. */
+  /** Finished lines from `lineNumber` on, each ended by `\n`, in parts of whole lines, with each part's first line. */
   completedPartsFrom(lineNumber: number): { parts: readonly string[]; firstLines: readonly number[] };
   partialLine(): string;
   partialTail(limit: number): string;

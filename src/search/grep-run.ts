@@ -31,8 +31,9 @@ const GREP_ENVIRONMENT: Readonly<Record<string, string>> = { LC_ALL: 'C.UTF-8', 
 type GrepStopReason = PtyError | 'stdout_full';
 
 /**
- * Runs `grepPath args` with `input` (the text's UTF-8) on stdin; `input` must stay unchanged until `done` settles. Output past `maxStdoutChars` stops grep and keeps the complete
- * lines so far: a prefix of the matches, as a smaller `-m` would give. stderr past `maxStderrChars` is dropped.
+ * Runs `grepPath args` with `input` (the text's UTF-8) on stdin; `input` must stay unchanged until `done` settles.
+ * Output past `maxStdoutChars` stops grep and keeps the complete lines so far: a prefix of the matches, as a smaller
+ * `-m` would give. stderr past `maxStderrChars` is dropped.
  */
 export function runGrep(args: readonly string[], input: Uint8Array, options: GrepRunOptions): GrepRun {
   let child: ChildProcessWithoutNullStreams;

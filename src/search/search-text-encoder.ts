@@ -14,9 +14,8 @@ export interface EncodedText {
  * one string, then its UTF-8 in a new allocation of three times its length. Memory the host writes for the first
  * time is what costs: every fresh page is a fault, and on the bench machine (a VM that hands freed memory back to its
  * host) a fault takes 17–19 µs, so a fresh megabyte about 4.6 ms, more than grep's scan of it (docs/PERFORMANCE.md,
- * sixteenth session). The kept buffer's pages fault again only after a fork: Node's spawn forks the host, which
- * marks every page copy-on-write, so on that machine writing the kept megabyte after grep's own spawn still takes
- * about 4 ms; in Bun, which spawns without forking, it does not.
+ * sixteenth session). The kept buffer lives outside forks (memoryOutsideForks), so grep's own spawn does not make
+ * its pages fault again at the next search.
  *
  * One buffer is kept, as searches mostly come one at a time: a search that finds it lent out, or whose text needs
  * more than MAX_KEPT_SEARCH_BYTES, gets a buffer of its own. Parts must not split a surrogate pair (the output

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { MAX_KEPT_SEARCH_BYTES } from '../../src/limits.js';
 import { memoryOutsideForks, SearchTextEncoder } from '../../src/search/search-text-encoder.js';
+import { minorFaults } from '../../src/testkit/page-faults.js';
 
 /** Whole lines, each ended by `\n`, as the output buffer hands them: any characters, astral ones included. */
 const lines = fc.array(
@@ -87,12 +87,6 @@ describe('SearchTextEncoder', () => {
     expect(sameMemory(encoder.encode(['c']).bytes, next.bytes)).toBe(true);
   });
 });
-
-/** This process's minor page faults so far (/proc/self/stat, field 10). */
-function minorFaults(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[7]);
-}
 
 const spawned = () =>
   new Promise<void>((resolve, reject) => {
