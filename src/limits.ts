@@ -53,6 +53,12 @@ export const LINE_SCAN_MAX_CHUNK_BYTES = 128 * 1024;
 /** Raw bytes kept for `raw: true` reads: the same bound as the text buffer, in characters. */
 export const MAX_RAW_CHARS = MAX_BUFFER_CHARS;
 /**
+ * A buffer's memory for plain output kept as bytes (src/buffer/byte-ring.ts), beyond the larger of the line store's
+ * and the raw tail's bounds: room for four of the largest chunks, one that a holder keeps whole past its bound, a gap
+ * left at the memory's end, and the newest chunk with a gap of its own. Its pages are taken only as output fills them.
+ */
+export const PLAIN_RING_SLACK_BYTES = 4 * LINE_SCAN_MAX_CHUNK_BYTES;
+/**
  * PTY output rendered per turn of the host's event loop, all PTYs together (see src/streams/ingest-gate.ts);
  * at least one chunk (≤ 64 KiB) per turn always gets through.
  */

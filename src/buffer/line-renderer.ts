@@ -272,6 +272,11 @@ export class LineRenderer {
     return !this.sequences.inSequence && this.pendingHigh === '';
   }
 
+  /** Nothing on the current line and the cursor home: whole plain lines put now are each exactly as written. */
+  get freshLine(): boolean {
+    return this.line.isFresh;
+  }
+
   /** The unterminated current line as it looks now (cached until it changes). */
   partial(): string {
     return this.line.partial();

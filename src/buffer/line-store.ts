@@ -1,3 +1,4 @@
+import { type ByteRing, type KeptText, keptIndexOfLineFeed, keptSlice, type RingSpan } from './byte-ring.js';
 import type { LineSink } from './line-renderer.js';
 import { type LineScanner, SCAN_GROUP_LINES } from './line-scan.js';
 import { OffsetRing } from './offset-ring.js';
@@ -19,7 +20,8 @@ const COMPACT_AT = 256;
 
 /** Whole lines, each ended by `\n`, starting at absolute offset `start` of the stored text. */
 interface Piece {
-  readonly text: string;
+  /** A run of plain lines may be bytes in the buffer's ring (see ByteRing). */
+  readonly text: KeptText;
   readonly start: number;
   /** Absolute 0-based index of its first line: a piece starts where a line does. */
   readonly firstLine: number;
@@ -31,6 +33,8 @@ export interface LineStoreOptions {
   readonly overhead: number;
   /** Lines that arrive one by one are joined into one piece once they hold this many characters. */
   readonly pieceChars: number;
+  /** Where the runs given by `keptLines` are (see ByteRing). */
+  readonly ring?: ByteRing;
 }
 
 /**
@@ -53,6 +57,8 @@ export class LineStore implements LineSink {
   /** The absolute line count at the end of each group: group g holds lines groupLines[g-1] .. groupLines[g] - 1. */
   private readonly groupLines = new OffsetRing();
   private pieces: (Piece | undefined)[] = [];
+  /** The ring offsets of the pieces that are spans, oldest first: what the ring must not overwrite. */
+  private readonly spanStarts = new OffsetRing();
   private pieceHead = 0;
   /** Where the last lookup found its line: reads go line by line, so the next one is mostly in the same piece. */
   private lastPiece = 0;
@@ -83,6 +89,11 @@ export class LineStore implements LineSink {
     return this.total - this.dropped;
   }
 
+  /** The ring offset of the oldest span kept here (Infinity when none): see ByteRing.write. */
+  get oldestSpan(): number {
+    return this.spanStarts.size > 0 ? this.spanStarts.at(0) : Number.POSITIVE_INFINITY;
+  }
+
   line(text: string): void {
     if (this.open.length === 0) {
       this.openFirst = this.total;
@@ -96,12 +107,32 @@ export class LineStore implements LineSink {
   }
 
   lines(input: string, from: number, to: number, scanned?: LineScanner): void {
-    this.seal();
     const text = from === 0 && to === input.length ? input : input.slice(from, to);
-    const start = this.end;
-    this.pieces.push({ text, start, firstLine: this.total });
+    const start = this.addPiece(text);
     if (scanned !== undefined) this.indexScanned(scanned, from, to, start);
     else this.indexRun(text, start);
+    this.afterRun();
+  }
+
+  /**
+   * A run of whole plain lines kept as bytes in the ring (`span`), as `lines` takes one: `scanned` holds the chunk
+   * they came from, and they are its bytes [from, to).
+   */
+  keptLines(span: RingSpan, scanned: LineScanner, from: number, to: number): void {
+    const start = this.addPiece(span);
+    this.spanStarts.push(span.at);
+    this.indexScanned(scanned, from, to, start);
+    this.afterRun();
+  }
+
+  private addPiece(text: KeptText): number {
+    this.seal();
+    const start = this.end;
+    this.pieces.push({ text, start, firstLine: this.total });
+    return start;
+  }
+
+  private afterRun(): void {
     // Dropping once per run, not per group, finds the cut line by line in one group only (the others go whole).
     this.dropOver(0, 1);
     this.releasePieces();
@@ -156,10 +187,10 @@ export class LineStore implements LineSink {
     const start = this.startOf(n);
     const piece = this.pieceAt(start);
     const from = start - piece.start;
-    const to = piece.text.indexOf('\n', from);
+    const to = keptIndexOfLineFeed(this.options.ring, piece.text, from);
     this.cursorLine = n + 1;
     this.cursorStart = piece.start + to + 1;
-    return piece.text.slice(from, to);
+    return keptSlice(this.options.ring, piece.text, from, to);
   }
 
   /**
@@ -187,11 +218,7 @@ export class LineStore implements LineSink {
         if (piece.start >= until) break;
         const end = Math.min(piece.text.length, until - piece.start);
         firstLines?.push(piece.start < from ? first : piece.firstLine);
-        parts.push(
-          piece.start < from || end < piece.text.length
-            ? piece.text.slice(Math.max(from - piece.start, 0), end)
-            : piece.text,
-        );
+        parts.push(keptSlice(this.options.ring, piece.text, Math.max(from - piece.start, 0), end));
       }
     }
     const openFrom = Math.max(this.openFirst, first) - this.openFirst;
@@ -217,7 +244,7 @@ export class LineStore implements LineSink {
     let start = group === 0 ? this.firstStart : this.groupEnds.at(group - 1);
     const piece = this.pieceAt(start);
     for (let line = group === 0 ? this.dropped : this.groupLines.at(group - 1); line < n; line++) {
-      start = piece.start + piece.text.indexOf('\n', start - piece.start) + 1;
+      start = piece.start + keptIndexOfLineFeed(this.options.ring, piece.text, start - piece.start) + 1;
     }
     return start;
   }
@@ -251,7 +278,8 @@ export class LineStore implements LineSink {
       }
       // Groups of more than one line are runs, which are in pieces from the start.
       const piece = this.pieceAt(this.firstStart);
-      const lineEnd = piece.start + piece.text.indexOf('\n', this.firstStart - piece.start) + 1;
+      const lineEnd =
+        piece.start + keptIndexOfLineFeed(this.options.ring, piece.text, this.firstStart - piece.start) + 1;
       this.chars -= lineEnd - this.firstStart + this.options.overhead;
       this.firstStart = lineEnd;
       this.dropped++;
@@ -270,13 +298,14 @@ export class LineStore implements LineSink {
     if (this.chars <= max || groupEnd - this.dropped < 2) return;
     const piece = this.pieceAt(this.firstStart);
     const text = piece.text;
+    const ring = this.options.ring;
     const overhead = this.options.overhead;
     const keepFrom = Math.min(groupEnd - 1, this.total - keep);
     let chars = this.chars;
     let dropped = this.dropped;
     let at = this.firstStart - piece.start;
     while (chars > max && dropped < keepFrom) {
-      const next = text.indexOf('\n', at) + 1;
+      const next = keptIndexOfLineFeed(ring, text, at) + 1;
       chars -= next - at + overhead;
       at = next;
       dropped++;
@@ -347,6 +376,7 @@ export class LineStore implements LineSink {
     while (this.pieceHead < this.pieces.length) {
       const piece = this.pieces[this.pieceHead] as Piece;
       if (piece.start + piece.text.length > this.firstStart) break;
+      if (typeof piece.text !== 'string') this.spanStarts.drop(1);
       this.pieces[this.pieceHead++] = undefined;
     }
     if (this.pieceHead >= COMPACT_AT && this.pieceHead * 2 >= this.pieces.length) {

@@ -6,7 +6,9 @@ import {
   MAX_BUFFER_CHARS,
   MAX_ESCAPE_SEQUENCE_CHARS,
   MAX_RAW_CHARS,
+  PLAIN_RING_SLACK_BYTES,
 } from '../limits.js';
+import { ByteRing } from './byte-ring.js';
 import { LineRenderer } from './line-renderer.js';
 import type { ParserStart } from './escape-parser.js';
 import { type LineScanner, lineScanner } from './line-scan.js';
@@ -27,6 +29,11 @@ export interface OutputBufferOptions {
   readonly maxSequenceChars?: number;
   /** Lines rendered one at a time are joined into one string once they hold this many characters. */
   readonly pieceChars?: number;
+  /**
+   * The memory that keeps plain output as bytes (see ByteRing); by default the larger of the two bounds plus
+   * PLAIN_RING_SLACK_BYTES. A smaller one only makes more output go the string way (tests use that).
+   */
+  readonly plainRingBytes?: number;
 }
 
 export interface BufferLine {
@@ -46,6 +53,8 @@ export interface BufferStats {
   /** Everything ever appended, raw. */
   readonly totalRawChars: number;
 }
+
+const LF = 0x0a;
 
 function integerAtLeast(name: string, value: number, min: number): number {
   if (!Number.isSafeInteger(value) || value < min)
@@ -70,6 +79,8 @@ export class OutputBuffer {
   private readonly store: LineStore;
   private readonly raw: RawTail;
   private readonly scanner: LineScanner | undefined;
+  /** Plain output's bytes, where the native scan can tell plain output (see keepPlain). */
+  private readonly ring: ByteRing | undefined;
   /** The raw end of the newest chunk not known to be plain (see plainFrom). */
   private unplainEnd = 0;
   /** The raw end of the newest chunk not known to be only text, line feeds and SGR (see onlyTextFrom). */
@@ -81,11 +92,19 @@ export class OutputBuffer {
     // Room for one line of one character at least.
     this.maxChars = integerAtLeast('maxChars', options.maxChars ?? MAX_BUFFER_CHARS, 1 + this.lineExtra);
     this.scanner = options.scanner === null ? undefined : (options.scanner ?? lineScanner);
-    this.raw = new RawTail(integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1));
+    const maxRawChars = integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1);
+    const ringBytes = integerAtLeast(
+      'plainRingBytes',
+      options.plainRingBytes ?? Math.max(this.maxChars, maxRawChars) + PLAIN_RING_SLACK_BYTES,
+      1,
+    );
+    this.ring = this.scanner === undefined ? undefined : new ByteRing(ringBytes);
+    this.raw = new RawTail(maxRawChars, this.ring);
     this.store = new LineStore({
       maxChars: this.maxChars,
       overhead,
       pieceChars: integerAtLeast('pieceChars', options.pieceChars ?? BUFFER_PIECE_CHARS, 1),
+      ...(this.ring ? { ring: this.ring } : {}),
     });
     // A longest line plus its newline and overhead always fits, so one line can never evict itself.
     this.renderer = new LineRenderer({
@@ -132,6 +151,7 @@ export class OutputBuffer {
       this.scanner !== undefined && bytes?.length === chunk.length && this.scanner.load(bytes)
         ? this.scanner
         : undefined;
+    if (scanned !== undefined && fresh && this.keepPlain(chunk, bytes as Uint8Array, scanned)) return;
     // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
     this.renderer.render(chunk, this.store, scanned);
     // A sequence cut at the chunk's start took effect where it ended in it: the screen from there on is known. One
@@ -141,6 +161,39 @@ export class OutputBuffer {
     if (scanned === undefined || !fresh) this.unplainEnd = this.raw.total;
     if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;
     this.store.fit(this.partialChars());
+  }
+
+  /**
+   * A plain chunk begun outside any sequence, kept as bytes in the ring: the raw tail keeps its span, the store the
+   * span of its whole lines after the first, and only the line it finishes and the one it leaves unfinished are
+   * rendered as strings (what the renderer does with the rest of a plain chunk is to take it as one run). False, and
+   * nothing done, when it has no line end, its run is longer than a line may be, or the ring refuses it: the caller
+   * renders it.
+   */
+  private keepPlain(chunk: string, bytes: Uint8Array, scanned: LineScanner): boolean {
+    const firstEnd = bytes.indexOf(LF) + 1;
+    if (firstEnd === 0 || this.ring === undefined) return false;
+    const lastEnd = bytes.lastIndexOf(LF) + 1;
+    // The renderer's own test for taking whole lines as one run (each line is within the bound when the run is).
+    if (lastEnd - 1 - firstEnd > this.maxChars - this.lineExtra) return false;
+    const span = this.ring.write(bytes, Math.min(this.store.oldestSpan, this.raw.oldestSpan));
+    if (span === undefined) return false;
+    const alternate = this.renderer.alternateScreen;
+    const modes = this.renderer.modes;
+    this.renderer.render(chunk.slice(0, firstEnd), this.store);
+    if (!this.renderer.freshLine) {
+      // Never seen: a line feed leaves a fresh line. Should it not, the renderer takes the rest as it always would.
+      this.renderer.render(chunk.slice(firstEnd), this.store);
+    } else {
+      if (lastEnd > firstEnd) {
+        this.store.keptLines({ at: span.at + firstEnd, length: lastEnd - firstEnd }, scanned, firstEnd, lastEnd);
+      }
+      if (lastEnd < chunk.length) this.renderer.render(chunk.slice(lastEnd), this.store);
+    }
+    this.raw.append(span, alternate, 0, modes);
+    if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;
+    this.store.fit(this.partialChars());
+    return true;
   }
 
   /** Absolute number of the oldest retained line (one past the last line when nothing is retained). */

@@ -1,4 +1,13 @@
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
+import {
+  type ByteRing,
+  type KeptText,
+  keptCharCodeAt,
+  keptIndexOfLineFeed,
+  keptLastIndexOfLineFeed,
+  keptSlice,
+} from './byte-ring.js';
+import { OffsetRing } from './offset-ring.js';
 import type { TerminalModes } from './terminal-modes.js';
 
 /** A dropped head is compacted away once it is this long and the larger part of the array. */
@@ -40,7 +49,10 @@ export interface RawChunk {
  * Offsets are absolute: 0 is the first character the PTY ever wrote, `total` the end of the newest.
  */
 export class RawTail {
-  private chunks: string[] = [];
+  /** A plain chunk's bytes in the buffer's ring, anything else its string. */
+  private chunks: KeptText[] = [];
+  /** The ring offsets of the kept chunks that are spans, oldest first: what the ring must not overwrite. */
+  private readonly spanStarts = new OffsetRing();
   /**
    * The absolute offset of each kept chunk's first `\n`, or -1: found at append by indexOf (a memchr, ≈60 ns for
    * 4 KiB), it lets lastLineFeedBefore pass over chunks without a line feed by one comparison each. (A screen read
@@ -66,15 +78,24 @@ export class RawTail {
   /** The absolute end of the newest chunk with a `\n`, dropped chunks included (0 when none had one). */
   private lineFeedChunkEnd = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly ring?: ByteRing,
+  ) {}
+
+  /** The ring offset of the oldest span kept here (Infinity when none): see ByteRing.write. */
+  get oldestSpan(): number {
+    return this.spanStarts.size > 0 ? this.spanStarts.at(0) : Number.POSITIVE_INFINITY;
+  }
 
   /**
    * `alternateAtStart`: whether the program was on the alternate screen where `chunk` starts, past `carriedEnd`, the
    * end of a sequence that an earlier chunk began (0 when none was cut at its start); undefined when that sequence
    * does not end in `chunk`.
    */
-  append(chunk: string, alternateAtStart?: boolean, carriedEnd = 0, modesAtStart?: TerminalModes): void {
-    const lineFeed = chunk.indexOf('\n');
+  append(chunk: KeptText, alternateAtStart?: boolean, carriedEnd = 0, modesAtStart?: TerminalModes): void {
+    const lineFeed = keptIndexOfLineFeed(this.ring, chunk);
+    if (typeof chunk !== 'string') this.spanStarts.push(chunk.at);
     this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
     const screen = alternateAtStart === undefined ? INSIDE_SEQUENCE : alternateAtStart ? 1 : 0;
     this.starts.push(carriedEnd * CARRIED_UNIT + screen);
@@ -84,9 +105,10 @@ export class RawTail {
     this.kept += chunk.length;
     this.chunks.push(chunk);
     while (this.head < this.chunks.length - 1) {
-      const first = this.chunks[this.head] as string;
+      const first = this.chunks[this.head] as KeptText;
       if (this.kept - first.length <= this.max) break;
       this.kept -= first.length;
+      if (typeof first !== 'string') this.spanStarts.drop(1);
       // Release the chunk now, not at the next compaction.
       this.chunks[this.head] = '';
       this.modes[this.head++] = undefined;
@@ -120,12 +142,12 @@ export class RawTail {
     const oldest = this.oldest();
     let end = this.total;
     for (let index = this.chunks.length - 1; index >= this.head && end > oldest; index--) {
-      const chunk = this.chunks[index] as string;
+      const chunk = this.chunks[index] as KeptText;
       const start = end - chunk.length;
       if (start < before) {
         const first = this.lineFeeds[index] as number;
         if (first !== -1 && first < before) {
-          const at = start + chunk.lastIndexOf('\n', before - start - 1);
+          const at = start + keptLastIndexOfLineFeed(this.ring, chunk, before - start - 1);
           // The newest before `before`; in the oldest chunk it may lie in the part already dropped.
           return at >= oldest ? at : -1;
         }
@@ -151,9 +173,11 @@ export class RawTail {
     const from = Math.max(offset, this.oldest());
     let start = this.total;
     let index = this.chunks.length;
-    while (index > this.head && start > from) start -= (this.chunks[--index] as string).length;
-    const parts = this.chunks.slice(index);
-    return { text: (parts.length === 1 ? (parts[0] as string) : parts.join('')).slice(from - start), from };
+    while (index > this.head && start > from) start -= (this.chunks[--index] as KeptText).length;
+    const parts: string[] = [];
+    for (let at = index, skip = from - start; at < this.chunks.length; at++, skip = 0)
+      parts.push(keptSlice(this.ring, this.chunks[at] as KeptText, skip));
+    return { text: parts.length === 1 ? (parts[0] as string) : parts.join(''), from };
   }
 
   /**
@@ -164,9 +188,11 @@ export class RawTail {
     // From the oldest: a restart asks for the chunk where the kept output begins.
     let start = this.total - this.kept;
     for (let index = this.head; index < this.chunks.length; index++) {
-      const text = this.chunks[index] as string;
-      const end = start + text.length;
-      if (start <= offset && offset < end) return { text, start, ...this.carriedFrom(index, start) };
+      const kept = this.chunks[index] as KeptText;
+      const end = start + kept.length;
+      if (start <= offset && offset < end) {
+        return { text: keptSlice(this.ring, kept), start, ...this.carriedFrom(index, start) };
+      }
       start = end;
     }
     return undefined;
@@ -189,7 +215,7 @@ export class RawTail {
           modesAtStart: this.modes[at],
         };
       }
-      endsIn += (this.chunks[at] as string).length;
+      endsIn += (this.chunks[at] as KeptText).length;
     }
     return { alternateAtStart: undefined, carriedEnd: this.total - start, modesAtStart: undefined };
   }
@@ -202,10 +228,13 @@ export class RawTail {
     const keptStart = this.total - this.kept;
     if (this.kept <= this.max) return keptStart;
     const cut = this.total - this.max;
-    const first = this.chunks[this.head] as string;
+    const first = this.chunks[this.head] as KeptText;
     const at = cut - keptStart;
     // The cut may fall exactly at the end of the oldest chunk, when the next one holds the unit after it.
-    const after = at < first.length ? first.charCodeAt(at) : (this.chunks[this.head + 1] ?? '').charCodeAt(0);
-    return isHigh(first.charCodeAt(at - 1)) && isLow(after) ? cut + 1 : cut;
+    const after =
+      at < first.length
+        ? keptCharCodeAt(this.ring, first, at)
+        : keptCharCodeAt(this.ring, this.chunks[this.head + 1] ?? '', 0);
+    return isHigh(keptCharCodeAt(this.ring, first, at - 1)) && isLow(after) ? cut + 1 : cut;
   }
 }

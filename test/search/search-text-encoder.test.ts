@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { spawn } from 'node:child_process';
 import { MAX_KEPT_SEARCH_BYTES } from '../../src/limits.js';
-import { memoryOutsideForks, SearchTextEncoder } from '../../src/search/search-text-encoder.js';
+import { SearchTextEncoder } from '../../src/search/search-text-encoder.js';
+import { memoryOutsideForks } from '../../src/text/memory-outside-forks.js';
 import { minorFaults } from '../../src/testkit/page-faults.js';
 
 /** Whole lines, each ended by `\n`, as the output buffer hands them: any characters, astral ones included. */

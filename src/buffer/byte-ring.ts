@@ -1,0 +1,113 @@
+import { memoryOutsideForks } from '../text/memory-outside-forks.js';
+
+/** Bytes of plain output held in a ByteRing: `length` bytes from the ring's absolute offset `at`. */
+export interface RingSpan {
+  readonly at: number;
+  readonly length: number;
+}
+
+const LF = 0x0a;
+
+/**
+ * A PTY's plain output (printable ASCII and `\n`) kept as bytes, in memory reused for as long as the PTY lives; its
+ * text is made only when a read asks for it.
+ *
+ * Kept as strings instead, a flood's output is a megabyte of new memory per PTY that the flood turns over: in Bun
+ * every such megabyte was 200–300 page faults, 13–21 µs each on a VM that hands freed memory back to its host, and the
+ * largest part of the plugin's host CPU over the bare reader (docs/PERFORMANCE.md, seventeenth session). Written into
+ * the same pages again and again, it costs a copy.
+ *
+ * The memory is taken whole at the start; the system gives it pages only as they are first written, so a PTY that
+ * prints little holds little. Offsets are absolute and only grow; byte `at` lives at `at % capacity`. A span never
+ * wraps: a write that would cross the end of the memory starts at its beginning, and the bytes skipped are a gap. A
+ * write never overwrites a byte at or after `oldestLive`, the oldest offset a holder still refers to: it refuses
+ * instead, and the caller keeps that output as a string. The buffer's bounds keep what is live well within the
+ * capacity (OutputBuffer sizes it), so refusing is a belt that should never have to hold.
+ */
+export class ByteRing {
+  private readonly memory: Buffer;
+  /** Absolute offset where the next write starts (gaps included). */
+  private head = 0;
+
+  constructor(capacity: number) {
+    this.memory = memoryOutsideForks(capacity);
+  }
+
+  get capacity(): number {
+    return this.memory.length;
+  }
+
+  /**
+   * Copies `bytes` in and returns where they are; undefined (nothing written) when that would overwrite a byte at or
+   * after `oldestLive` (Infinity when nothing is live).
+   */
+  write(bytes: Uint8Array, oldestLive: number): RingSpan | undefined {
+    const length = bytes.length;
+    const capacity = this.memory.length;
+    const offset = this.head % capacity;
+    const at = offset + length <= capacity ? this.head : this.head - offset + capacity;
+    if (at + length - Math.min(oldestLive, this.head) > capacity) return undefined;
+    this.memory.set(bytes, at % capacity);
+    this.head = at + length;
+    return { at, length };
+  }
+
+  /** The text of `span`'s bytes [from, to), one character per byte (they are ASCII). */
+  text(span: RingSpan, from = 0, to = span.length): string {
+    const start = this.physical(span);
+    return this.memory.toString('latin1', start + from, start + to);
+  }
+
+  /** Offset in `span` of the first `\n` at or after `from`, or -1. */
+  indexOfLineFeed(span: RingSpan, from = 0): number {
+    const start = this.physical(span);
+    const end = start + span.length;
+    // Bounded to the span: memchr past it would run on through older output to the memory's end.
+    const found = this.memory.subarray(start + from, end).indexOf(LF);
+    return found === -1 ? -1 : from + found;
+  }
+
+  /** Offset in `span` of the last `\n` at or before offset `at` of it (0 when negative, as for a string), or -1. */
+  lastIndexOfLineFeed(span: RingSpan, at: number): number {
+    const start = this.physical(span);
+    const found = this.memory.subarray(start, start + Math.min(Math.max(at, 0) + 1, span.length)).lastIndexOf(LF);
+    return found;
+  }
+
+  /** The byte at offset `index` of `span`. */
+  byteAt(span: RingSpan, index: number): number {
+    return this.memory[this.physical(span) + index] as number;
+  }
+
+  private physical(span: RingSpan): number {
+    return span.at % this.memory.length;
+  }
+}
+
+/**
+ * Output as a holder keeps it: a string, or a span of plain bytes in its buffer's ring. Both have `length` (a span's
+ * bytes are its characters); the functions below read either.
+ */
+export type KeptText = string | RingSpan;
+
+/** `text.slice(from, to)` of a kept text (a span's needs `ring`, which a holder of spans always has). */
+export function keptSlice(ring: ByteRing | undefined, text: KeptText, from = 0, to = text.length): string {
+  if (typeof text === 'string') return from === 0 && to === text.length ? text : text.slice(from, to);
+  return (ring as ByteRing).text(text, from, to);
+}
+
+/** `text.indexOf('\n', from)` of a kept text. */
+export function keptIndexOfLineFeed(ring: ByteRing | undefined, text: KeptText, from = 0): number {
+  return typeof text === 'string' ? text.indexOf('\n', from) : (ring as ByteRing).indexOfLineFeed(text, from);
+}
+
+/** `text.lastIndexOf('\n', at)` of a kept text. */
+export function keptLastIndexOfLineFeed(ring: ByteRing | undefined, text: KeptText, at: number): number {
+  return typeof text === 'string' ? text.lastIndexOf('\n', at) : (ring as ByteRing).lastIndexOfLineFeed(text, at);
+}
+
+/** `text.charCodeAt(index)` of a kept text (NaN past its end, as for a string). */
+export function keptCharCodeAt(ring: ByteRing | undefined, text: KeptText, index: number): number {
+  if (typeof text === 'string') return text.charCodeAt(index);
+  return index >= 0 && index < text.length ? (ring as ByteRing).byteAt(text, index) : Number.NaN;
+}

@@ -1,0 +1,164 @@
+import fc from 'fast-check';
+import { ByteRing } from '../../src/buffer/byte-ring.js';
+import { LineStore } from '../../src/buffer/line-store.js';
+import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+
+const bytes = (text: string) => Buffer.from(text, 'latin1');
+
+afterEach(() => jest.restoreAllMocks());
+
+/**
+ * Parts as a scanner numbers them: each line with the number its part's first line gives it. (How the store cuts its
+ * parts may differ with the way a chunk went; the lines and their numbers may not.)
+ */
+function numberedLines({ parts, firstLines }: { parts: string[]; firstLines: number[] }): string[] {
+  return parts.flatMap((part, k) =>
+    part
+      .slice(0, -1)
+      .split('\n')
+      .map((text, i) => `${(firstLines[k] as number) + i}:${text}`),
+  );
+}
+
+describe('ByteRing', () => {
+  it('hands back what was written, and finds line feeds only inside each span', () => {
+    const ring = new ByteRing(16);
+    const a = ring.write(bytes('ab\ncd'), Number.POSITIVE_INFINITY)!;
+    const b = ring.write(bytes('\nxyz'), Number.POSITIVE_INFINITY)!;
+    expect([a, b]).toEqual([
+      { at: 0, length: 5 },
+      { at: 5, length: 4 },
+    ]);
+    expect([ring.text(a), ring.text(b), ring.text(a, 1, 4)]).toEqual(['ab\ncd', '\nxyz', 'b\nc']);
+    expect([ring.indexOfLineFeed(a), ring.indexOfLineFeed(a, 3), ring.indexOfLineFeed(b, 1)]).toEqual([2, -1, -1]);
+    expect([ring.lastIndexOfLineFeed(a, 4), ring.lastIndexOfLineFeed(a, 1), ring.lastIndexOfLineFeed(b, 3)]).toEqual([
+      2, -1, 0,
+    ]);
+    expect(ring.byteAt(b, 1)).toBe(0x78);
+  });
+
+  it('starts a write that would cross the end at the beginning, and never overwrites a live byte', () => {
+    const ring = new ByteRing(10);
+    const first = ring.write(bytes('0123456'), Number.POSITIVE_INFINITY)!;
+    // 7 + 5 would cross 10: it goes to absolute 10 (offset 0), over bytes 0..4, which are live.
+    expect(ring.write(bytes('abcde'), first.at)).toBeUndefined();
+    // A refused write changes nothing: the live bytes read the same, and the next write still fits after them.
+    expect(ring.text(first)).toBe('0123456');
+    expect(ring.write(bytes('xyz'), first.at)).toEqual({ at: 7, length: 3 });
+    // Once the first is no longer live, the wrapped write goes in at offset 0 of the memory.
+    const wrapped = ring.write(bytes('abcde'), 7)!;
+    expect(wrapped).toEqual({ at: 10, length: 5 });
+    expect(ring.text(wrapped)).toBe('abcde');
+    expect(ring.text({ at: 7, length: 3 })).toBe('xyz');
+  });
+
+  it('refuses a write larger than the whole memory', () => {
+    const ring = new ByteRing(4);
+    expect(ring.write(bytes('12345'), Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(ring.write(bytes('1234'), Number.POSITIVE_INFINITY)).toEqual({ at: 0, length: 4 });
+  });
+});
+
+describe('OutputBuffer keeping plain output as bytes', () => {
+  const line = fc.oneof(
+    fc.nat({ max: 9_999 }).map((n) => `${n}\n`),
+    fc.nat({ max: 9_999 }).map((n) => `${'x'.repeat(n % 90)}${n}\n`),
+    fc.constantFrom('\n', 'tail', 'more'),
+  );
+  const other = fc.constantFrom('\r\n', '\r', '\x1b[31m', '\x1b[0m', '\b', '\t', 'é', '中\n', '\x1b[?1049h', '\x1b');
+  const chunk = fc.oneof(
+    { arbitrary: fc.array(line, { minLength: 1, maxLength: 400 }).map((l) => l.join('')), weight: 6 },
+    { arbitrary: fc.array(fc.oneof(line, other), { maxLength: 30 }).map((l) => l.join('')), weight: 2 },
+  );
+
+  /** Every read a tool makes of a buffer, the raw ones included. */
+  function reads(buffer: OutputBuffer, offsets: readonly number[]) {
+    const { parts, firstLine } = buffer.searchText();
+    const total = buffer.totalRawChars;
+    return {
+      stats: buffer.stats(),
+      lines: buffer.page(0, buffer.retainedLines),
+      partial: buffer.partialLine(),
+      search: { text: parts.join(''), firstLine },
+      completed: offsets.map((o) => numberedLines(buffer.completedPartsFrom(buffer.firstLine + (o % 50)))),
+      raw: buffer.rawText(),
+      rawSince: offsets.map((o) => buffer.rawSince(o % (total + 2))),
+      lastLineFeed: offsets.map((o) => buffer.lastRawLineFeedBefore(o % (total + 2))),
+      noLineFeed: offsets.map((o) => buffer.noLineFeedFrom(o % (total + 2))),
+      onlyText: offsets.map((o) => buffer.onlyTextFrom(o % (total + 2))),
+      alternate: buffer.alternateScreen,
+    };
+  }
+
+  /** What only the native scan knows (chunks, plainness), which a buffer without it cannot say. */
+  function scannedReads(buffer: OutputBuffer, offsets: readonly number[]) {
+    const total = buffer.totalRawChars;
+    return {
+      chunks: offsets.map((o) => buffer.rawChunkAt(o % (total + 1))),
+      plain: offsets.map((o) => buffer.plainFrom(o % (total + 2))),
+      modes: offsets.map((o) => buffer.modesAt(o % (total + 1))),
+    };
+  }
+
+  it('property: every read the same as the string way, with a roomy ring, a tiny one, and none', () => {
+    const outcomes = { kept: 0, refused: 0 };
+    const write = jest.spyOn(ByteRing.prototype, 'write');
+    fc.assert(
+      fc.property(
+        fc.array(chunk, { minLength: 1, maxLength: 25 }),
+        fc.integer({ min: 200, max: 6_000 }),
+        fc.integer({ min: 1, max: 6_000 }),
+        fc.integer({ min: 1, max: 3_000 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+        (chunks, maxChars, maxRawChars, tinyRing, offsets) => {
+          write.mockClear();
+          const roomy = new OutputBuffer({ maxChars, maxRawChars });
+          const tiny = new OutputBuffer({ maxChars, maxRawChars, plainRingBytes: tinyRing });
+          const strings = new OutputBuffer({ maxChars, maxRawChars, scanner: null });
+          for (const text of chunks) {
+            for (const buffer of [roomy, tiny]) buffer.append(text, Buffer.from(text, 'utf8'));
+            strings.append(text);
+            expect(reads(roomy, offsets)).toEqual(reads(strings, offsets));
+            expect(reads(tiny, offsets)).toEqual(reads(strings, offsets));
+            expect(scannedReads(tiny, offsets)).toEqual(scannedReads(roomy, offsets));
+          }
+          for (const result of write.mock.results) outcomes[result.value === undefined ? 'refused' : 'kept']++;
+        },
+      ),
+      { numRuns: 200 },
+    );
+    // The property checked both ways a plain chunk can go, many times each.
+    expect(outcomes.kept).toBeGreaterThan(1_000);
+    expect(outcomes.refused).toBeGreaterThan(100);
+  });
+
+  it('keeps a flood of plain lines in its ring, not as strings: a full buffer of them reads back exactly', () => {
+    const buffer = new OutputBuffer({ maxChars: 10_000, maxRawChars: 5_000 });
+    const write = jest.spyOn(ByteRing.prototype, 'write');
+    const keptLines = jest.spyOn(LineStore.prototype, 'keptLines');
+    let all = '';
+    for (let n = 0; n < 2_000; n++) {
+      let text = '';
+      for (let k = 0; k < 20; k++) text += `${n}.${k}: ${'y'.repeat((n + k) % 37)}\n`;
+      all += text;
+      buffer.append(text, bytes(text));
+    }
+    expect(write.mock.results).toHaveLength(2_000);
+    expect(write.mock.results.every((r) => r.value !== undefined)).toBe(true);
+    // Every chunk's lines after its first went to the store as bytes.
+    expect(keptLines.mock.calls.map(([span]) => span.length)).toEqual(
+      all
+        .split('\n')
+        .slice(0, -1)
+        .reduce<number[]>((runs, line, i) => {
+          if (i % 20 === 0) runs.push(0);
+          else runs[runs.length - 1]! += line.length + 1;
+          return runs;
+        }, []),
+    );
+    const lines = all.split('\n').slice(0, -1);
+    const kept = buffer.page(0, buffer.retainedLines).map((l) => l.text);
+    expect(kept).toEqual(lines.slice(lines.length - kept.length));
+    expect(buffer.rawText()).toBe(all.slice(all.length - 5_000));
+  });
+});
