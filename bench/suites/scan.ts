@@ -30,7 +30,13 @@ function engineOnly(source: string, ignoreCase: boolean): LinearPattern {
   const line = RE2JS.compile(source, flags);
   const multiline = RE2JS.compile(source, flags | RE2JS.MULTILINE);
   const test = (text: string): boolean => line.test(text);
-  return { source, ignoreCase, test, matchingLines: (text) => joinedThenLines(text, multiline, test, undefined) };
+  return {
+    source,
+    ignoreCase,
+    test,
+    matchingLines: (text) => joinedThenLines(text, multiline, test, undefined),
+    mayMatchAscii: () => true,
+  };
 }
 
 /** Milliseconds spent in a pending wait's scans while `chunks` arrive, one scan per chunk as the plugin runs them. */

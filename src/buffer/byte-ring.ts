@@ -1,3 +1,4 @@
+import { asciiText } from '../text/ascii-text.js';
 import { memoryOutsideForks } from '../text/memory-outside-forks.js';
 
 /** Bytes of plain output held in a ByteRing: `length` bytes from the ring's absolute offset `at`. */
@@ -74,6 +75,12 @@ export class ByteRing {
     return found;
   }
 
+  /** `span`'s bytes [from, to), in place: valid only until the next write. */
+  view(span: RingSpan, from = 0, to = span.length): Uint8Array {
+    const start = this.physical(span);
+    return this.memory.subarray(start + from, start + to);
+  }
+
   /** The byte at offset `index` of `span`. */
   byteAt(span: RingSpan, index: number): number {
     return this.memory[this.physical(span) + index] as number;
@@ -89,6 +96,17 @@ export class ByteRing {
  * bytes are its characters); the functions below read either.
  */
 export type KeptText = string | RingSpan;
+
+/**
+ * Output handed to a scanner: text, or plain bytes as the buffer keeps them (ASCII, one character per byte), in place
+ * and valid only until the buffer's next append.
+ */
+export type OutputPart = string | Uint8Array;
+
+/** The text of an output part. */
+export function partText(part: OutputPart): string {
+  return typeof part === 'string' ? part : asciiText(part);
+}
 
 /** `text.slice(from, to)` of a kept text (a span's needs `ring`, which a holder of spans always has). */
 export function keptSlice(ring: ByteRing | undefined, text: KeptText, from = 0, to = text.length): string {

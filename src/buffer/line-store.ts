@@ -1,4 +1,11 @@
-import { type ByteRing, type KeptText, keptIndexOfLineFeed, keptSlice, type RingSpan } from './byte-ring.js';
+import {
+  type ByteRing,
+  type KeptText,
+  keptIndexOfLineFeed,
+  keptSlice,
+  type OutputPart,
+  type RingSpan,
+} from './byte-ring.js';
 import type { LineSink } from './line-renderer.js';
 import { type LineScanner, SCAN_GROUP_LINES } from './line-scan.js';
 import { OffsetRing } from './offset-ring.js';
@@ -206,7 +213,19 @@ export class LineStore implements LineSink {
    * without counting the lines of the parts before it (for 2-byte lines that count was a third of the core's cost).
    */
   partsFrom(n: number, firstLines?: number[]): string[] {
-    const parts: string[] = [];
+    return this.outputPartsFrom(n, firstLines, false) as string[];
+  }
+
+  /**
+   * As partsFrom, but a run kept as bytes comes as those bytes, in place (see OutputPart): a scanner looks for a
+   * pattern's required literal in them before it makes their text.
+   */
+  bytePartsFrom(n: number, firstLines?: number[]): OutputPart[] {
+    return this.outputPartsFrom(n, firstLines, true);
+  }
+
+  private outputPartsFrom(n: number, firstLines: number[] | undefined, asBytes: boolean): OutputPart[] {
+    const parts: OutputPart[] = [];
     const first = Math.max(n, this.dropped);
     if (first >= this.total) return parts;
     const sealed = this.open.length > 0 ? this.openFirst : this.total;
@@ -218,7 +237,12 @@ export class LineStore implements LineSink {
         if (piece.start >= until) break;
         const end = Math.min(piece.text.length, until - piece.start);
         firstLines?.push(piece.start < from ? first : piece.firstLine);
-        parts.push(keptSlice(this.options.ring, piece.text, Math.max(from - piece.start, 0), end));
+        const start = Math.max(from - piece.start, 0);
+        parts.push(
+          asBytes && typeof piece.text !== 'string'
+            ? (this.options.ring as ByteRing).view(piece.text, start, end)
+            : keptSlice(this.options.ring, piece.text, start, end),
+        );
       }
     }
     const openFrom = Math.max(this.openFirst, first) - this.openFirst;

@@ -8,7 +8,8 @@ import {
   MAX_RAW_CHARS,
   PLAIN_RING_SLACK_BYTES,
 } from '../limits.js';
-import { ByteRing } from './byte-ring.js';
+import { asciiText } from '../text/ascii-text.js';
+import { ByteRing, type OutputPart } from './byte-ring.js';
 import { LineRenderer } from './line-renderer.js';
 import type { ParserStart } from './escape-parser.js';
 import { type LineScanner, lineScanner } from './line-scan.js';
@@ -140,7 +141,19 @@ export class OutputBuffer {
     this.appendPart(chunk, bytes);
   }
 
-  private appendPart(chunk: string, bytes: Uint8Array | undefined): void {
+  /**
+   * ASCII bytes, which are their own text, one character each (what Utf8Chunks lets through undecoded): a plain
+   * chunk is kept as bytes without its text ever being made (keepPlain); anything else is rendered from its text, as
+   * `append` does. Cut for the native scan as `append` cuts them.
+   */
+  appendAscii(bytes: Uint8Array): void {
+    for (let at = 0; at < bytes.length; at += LINE_SCAN_MAX_CHUNK_BYTES) {
+      this.appendPart(undefined, bytes.subarray(at, at + LINE_SCAN_MAX_CHUNK_BYTES));
+    }
+  }
+
+  /** `chunk` undefined: `bytes` are ASCII and are the text. */
+  private appendPart(chunk: string | undefined, bytes: Uint8Array | undefined): void {
     // Where the chunk starts, the renderer has taken every switch before it, unless one is cut there.
     const alternateAtStart = this.renderer.betweenSequences ? this.renderer.alternateScreen : undefined;
     const modesAtStart = alternateAtStart === undefined ? undefined : this.renderer.modes;
@@ -148,16 +161,20 @@ export class OutputBuffer {
     const fresh = this.renderer.atGround;
     // Same length and all of it ASCII: the decoder carried nothing over, so byte i is character i.
     const scanned =
-      this.scanner !== undefined && bytes?.length === chunk.length && this.scanner.load(bytes)
+      this.scanner !== undefined &&
+      bytes !== undefined &&
+      (chunk === undefined || bytes.length === chunk.length) &&
+      this.scanner.load(bytes)
         ? this.scanner
         : undefined;
-    if (scanned !== undefined && fresh && this.keepPlain(chunk, bytes as Uint8Array, scanned)) return;
+    if (scanned !== undefined && fresh && this.keepPlain(bytes as Uint8Array, scanned)) return;
+    const text = chunk ?? asciiText(bytes as Uint8Array);
     // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
-    this.renderer.render(chunk, this.store, scanned);
+    this.renderer.render(text, this.store, scanned);
     // A sequence cut at the chunk's start took effect where it ended in it: the screen from there on is known. One
     // that does not end in it leaves both undefined, and the raw tail finds them in the chunk where it does end.
     const carried = alternateAtStart === undefined ? this.renderer.carriedSequence() : undefined;
-    this.raw.append(chunk, alternateAtStart ?? carried?.alternate, carried?.end ?? 0, modesAtStart ?? carried?.modes);
+    this.raw.append(text, alternateAtStart ?? carried?.alternate, carried?.end ?? 0, modesAtStart ?? carried?.modes);
     if (scanned === undefined || !fresh) this.unplainEnd = this.raw.total;
     if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;
     this.store.fit(this.partialChars());
@@ -170,7 +187,7 @@ export class OutputBuffer {
    * nothing done, when it has no line end, its run is longer than a line may be, or the ring refuses it: the caller
    * renders it.
    */
-  private keepPlain(chunk: string, bytes: Uint8Array, scanned: LineScanner): boolean {
+  private keepPlain(bytes: Uint8Array, scanned: LineScanner): boolean {
     const firstEnd = bytes.indexOf(LF) + 1;
     if (firstEnd === 0 || this.ring === undefined) return false;
     const lastEnd = bytes.lastIndexOf(LF) + 1;
@@ -180,15 +197,15 @@ export class OutputBuffer {
     if (span === undefined) return false;
     const alternate = this.renderer.alternateScreen;
     const modes = this.renderer.modes;
-    this.renderer.render(chunk.slice(0, firstEnd), this.store);
+    this.renderer.render(asciiText(bytes, 0, firstEnd), this.store);
     if (!this.renderer.freshLine) {
       // Never seen: a line feed leaves a fresh line. Should it not, the renderer takes the rest as it always would.
-      this.renderer.render(chunk.slice(firstEnd), this.store);
+      this.renderer.render(asciiText(bytes, firstEnd), this.store);
     } else {
       if (lastEnd > firstEnd) {
         this.store.keptLines({ at: span.at + firstEnd, length: lastEnd - firstEnd }, scanned, firstEnd, lastEnd);
       }
-      if (lastEnd < chunk.length) this.renderer.render(chunk.slice(lastEnd), this.store);
+      if (lastEnd < bytes.length) this.renderer.render(asciiText(bytes, lastEnd), this.store);
     }
     this.raw.append(span, alternate, 0, modes);
     if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;
@@ -254,11 +271,13 @@ export class OutputBuffer {
    * The finished lines numbered `lineNumber` or later (from the oldest retained one when `lineNumber` is older),
    * each ended by `\n`, in parts as the store keeps them (see LineStore.partsFrom): what a scanner of new output
    * reads, without a string per line or a copy of the whole. `firstLines[k]` is the number of part k's first line.
+   * A run kept as bytes comes as those bytes, valid only until the next append (OutputPart): a scanner that cannot
+   * rule it out from them makes its text (partText).
    */
-  completedPartsFrom(lineNumber: number): { parts: string[]; firstLines: number[] } {
+  completedPartsFrom(lineNumber: number): { parts: OutputPart[]; firstLines: number[] } {
     if (!Number.isSafeInteger(lineNumber)) throw new RangeError(`lineNumber must be an integer, got ${lineNumber}`);
     const firstLines: number[] = [];
-    const parts = this.store.partsFrom(Math.max(lineNumber, this.firstLine) - 1, firstLines);
+    const parts = this.store.bytePartsFrom(Math.max(lineNumber, this.firstLine) - 1, firstLines);
     for (let k = 0; k < firstLines.length; k++) firstLines[k] = (firstLines[k] as number) + 1;
     return { parts, firstLines };
   }

@@ -192,11 +192,7 @@ export class PtySession {
     stop$.pipe(takeUntil(this.ended$)).subscribe((reason) => this.beginTermination(reason));
     (deps.spawn ?? ptyProcess$)(this.spec, { reaper: deps.reaper })
       .pipe(
-        intoBuffer(
-          this.buffer,
-          (e: PtyEvent) => (e.kind === 'output' ? e.text : undefined),
-          (e) => (e.kind === 'output' ? e.source : undefined),
-        ),
+        intoBuffer(this.buffer, (e: PtyEvent) => (e.kind === 'output' ? e : undefined)),
         tap((event) => this.onEvent(event)),
         takeUntil(merge(this.abortStart$, this.cut$)),
         finalize(() => this.settle()),

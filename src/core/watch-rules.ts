@@ -1,4 +1,5 @@
 import { concatMap, from, type Observable, type SchedulerLike, takeWhile } from 'rxjs';
+import { type OutputPart, partText } from '../buffer/byte-ring.js';
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS, NOTIFY_MATCH_LINE_CHARS } from '../limits.js';
 import { coalesceMatches, type Coalesced } from '../operators/coalesce-matches.js';
 import { compileLinearPattern, type LinearPattern, type LineSpan } from '../patterns/linear-pattern.js';
@@ -45,7 +46,10 @@ export function watchHits$(
       const hits: WatchHit[] = [];
       for (let k = 0; k < parts.length; k++) {
         // One by one: spread as arguments, a part's hits overflow the stack past about 120,000 (measured in Node 20).
-        for (const hit of hitsIn(parts[k] as string, firstLines[k] as number, rules)) hits.push(hit);
+        const part = parts[k] as OutputPart;
+        // Plain bytes that no rule's required literal is in: their text is never made.
+        if (typeof part !== 'string' && !rules.some((rule) => rule.mayMatchAscii(part))) continue;
+        for (const hit of hitsIn(partText(part), firstLines[k] as number, rules)) hits.push(hit);
       }
       return from(hits);
     }),

@@ -2,7 +2,7 @@ import { RE2JS, RE2JSException } from 're2js';
 import { PtyError } from '../errors.js';
 import { KEPT_PATTERN_SPECIMENS, MATCH_BLOCK_CHARS, MAX_PATTERN_CHARS } from '../limits.js';
 import { Specimens } from '../shapes/specimens.js';
-import { type LiteralFinder, literalFinder } from './literal-finder.js';
+import { asciiLiteralTest, type LiteralFinder, literalFinder } from './literal-finder.js';
 import { requiredLiterals } from './required-literals.js';
 
 /**
@@ -21,6 +21,11 @@ export interface LinearPattern {
    * offsets without the `\n`. A text with no match costs one engine pass, and no string per line is made.
    */
   matchingLines(text: string): Generator<LineSpan>;
+  /**
+   * False only when no line of `bytes` (ASCII, one character each) can match: the pattern requires a literal that
+   * is not in them. Looked for in the bytes, so a flood kept as bytes is scanned without making its text.
+   */
+  mayMatchAscii(bytes: Uint8Array): boolean;
 }
 
 /** A line of a text, as offsets: `text.slice(start, end)`; `end` is at its `\n`. */
@@ -70,10 +75,12 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
       ? (line: string): boolean => compiled.test(line)
       : (line: string): boolean => finder.find(line, 0) !== -1 && compiled.test(line);
   const lineByLine = TEXT_ANCHOR.test(source);
+  const inAscii = required === undefined ? undefined : asciiLiteralTest(required);
   const pattern: LinearPattern = {
     source,
     ignoreCase,
     test,
+    mayMatchAscii: (bytes) => inAscii === undefined || inAscii(bytes),
     matchingLines: (text) =>
       lineByLine ? eachLineTested(text, test, finder) : joinedThenLines(text, multiline, test, finder),
   };

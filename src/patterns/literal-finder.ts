@@ -41,3 +41,26 @@ function escaped(literal: string, ignoreCase: boolean): string {
   }
   return source;
 }
+
+/**
+ * Whether ASCII bytes may hold one of the literals, tested on the bytes themselves (memmem): false only when none is
+ * in them. A plain flood kept as bytes (OutputBuffer) is then scanned without its text ever being made. Undefined
+ * when the bytes cannot tell: a caseless literal with a letter in it. A literal with a non-ASCII character is never in
+ * ASCII bytes.
+ */
+export function asciiLiteralTest({
+  literals,
+  ignoreCase,
+}: RequiredLiterals): ((bytes: Uint8Array) => boolean) | undefined {
+  if (ignoreCase && literals.some((literal) => /[A-Za-z]/.test(literal))) return undefined;
+  const searched = literals.filter((literal) => isAsciiText(literal)).map((literal) => Buffer.from(literal, 'latin1'));
+  return (bytes) => {
+    const haystack = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    return searched.some((literal) => haystack.indexOf(literal) !== -1);
+  };
+}
+
+function isAsciiText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}

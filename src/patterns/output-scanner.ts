@@ -1,11 +1,12 @@
 import { MAX_PARTIAL_MATCH_CHARS } from '../limits.js';
+import { type OutputPart, partText } from '../buffer/byte-ring.js';
 import type { LinearPattern } from './linear-pattern.js';
 
 /** The part of OutputBuffer a scanner reads. */
 export interface ScannedLines {
   readonly completedLines: number;
   /** Finished lines from `lineNumber` on, each ended by `\n`, in parts of whole lines, with each part's first line. */
-  completedPartsFrom(lineNumber: number): { parts: readonly string[]; firstLines: readonly number[] };
+  completedPartsFrom(lineNumber: number): { parts: readonly OutputPart[]; firstLines: readonly number[] };
   partialLine(): string;
   partialTail(limit: number): string;
 }
@@ -62,7 +63,10 @@ export function outputScanner(
       const { parts, firstLines } = lines.completedPartsFrom(next);
       next = completed + 1;
       for (let k = 0; k < parts.length; k++) {
-        const text = parts[k] as string;
+        const part = parts[k] as OutputPart;
+        // Plain bytes without the pattern's required literal: their text is never made.
+        if (typeof part !== 'string' && !pattern.mayMatchAscii(part)) continue;
+        const text = partText(part);
         const hit = pattern.matchingLines(text).next();
         if (hit.done) continue;
         const { start, end } = hit.value;

@@ -1,21 +1,29 @@
 import { EMPTY } from 'rxjs';
 import { ShapeKeeper } from '../shapes/shape-keeper.js';
+import { asciiText } from '../text/ascii-text.js';
 import type { PtyHandle } from './pty-process.js';
 import { type MemberList, NO_MEMBERS } from './session-report.js';
 
 /** What a PTY's stream reports: made only by the factories below, so that their specimens share their shapes. */
 export type PtyEvent =
   | { readonly kind: 'started'; readonly handle: PtyHandle }
-  | {
-      readonly kind: 'output';
-      readonly text: string;
-      readonly bytes: number;
-      /** What `text` was decoded from (absent for the decoder's last flush): lets the buffer scan ASCII natively. */
-      readonly source?: Uint8Array;
-    }
+  | OutputEvent
   | ExitEvent
   /** After `exit`: the lingering members changed; the last one has count 0 (the session is empty). */
   | { readonly kind: 'members'; readonly lingering: MemberList };
+
+export interface OutputEvent {
+  readonly kind: 'output';
+  readonly text: string;
+  readonly bytes: number;
+  /** What `text` was decoded from (absent for the decoder's last flush): lets the buffer scan ASCII natively. */
+  readonly source?: Uint8Array;
+  /**
+   * `source` is ASCII, and `text` is made from it only when asked for: the buffer keeps plain output as bytes and
+   * never asks (OutputBuffer.appendAscii).
+   */
+  readonly ascii: boolean;
+}
 
 export interface ExitEvent {
   readonly kind: 'exit';
@@ -38,10 +46,32 @@ export const outputEvent = (text: string, source: Uint8Array): PtyEvent => ({
   text,
   bytes: source.length,
   source,
+  ascii: false,
 });
 
+/** A chunk of `script`'s stdout that is ASCII (and begins no sequence a decoder carried): its bytes are its text. */
+class AsciiOutputEvent implements OutputEvent {
+  readonly kind = 'output';
+  readonly bytes: number;
+  readonly ascii = true;
+
+  constructor(readonly source: Uint8Array) {
+    this.bytes = source.length;
+  }
+
+  get text(): string {
+    return asciiText(this.source);
+  }
+}
+
+/**
+ * An ASCII chunk of `script`'s stdout (see Utf8Chunks.writeUnlessAscii), its text not made: a flood's chunks were
+ * each a new string, which the buffer now never keeps (docs/PERFORMANCE.md, seventeenth session).
+ */
+export const asciiOutputEvent = (source: Uint8Array): PtyEvent => new AsciiOutputEvent(source);
+
 /** What the decoder still held when the stream closed (an incomplete UTF-8 sequence, as replacement characters). */
-export const flushedOutputEvent = (text: string): PtyEvent => ({ kind: 'output', text, bytes: 0 });
+export const flushedOutputEvent = (text: string): PtyEvent => ({ kind: 'output', text, bytes: 0, ascii: false });
 
 /** Field by field, not spread: the fields' order, and so the event's hidden class, never depends on the caller's. */
 export const exitEvent = (fields: Omit<ExitEvent, 'kind'>): PtyEvent => ({
@@ -77,6 +107,7 @@ export const INERT_HANDLE: PtyHandle = {
 export const eventShapes = new ShapeKeeper((): readonly PtyEvent[] => [
   startedEvent(INERT_HANDLE),
   outputEvent('', new Uint8Array(0)),
+  asciiOutputEvent(new Uint8Array(0)),
   flushedOutputEvent(''),
   exitEvent({ exitCode: 0, signal: null, inferredSignal: null, scriptStderr: '', lingering: NO_MEMBERS }),
   exitEvent({ exitCode: null, signal: 'SIGKILL', inferredSignal: null, scriptStderr: '', lingering: NO_MEMBERS }),

@@ -18,10 +18,18 @@ export class Utf8Chunks {
   private tailLength = 0;
 
   write(chunk: Buffer): string {
+    return this.writeUnlessAscii(chunk) ?? chunk.toString('latin1');
+  }
+
+  /**
+   * As `write`, but undefined for a chunk that takes the short way (ASCII, nothing carried): its bytes are its text,
+   * one character each, and the caller makes that text only if it needs it.
+   */
+  writeUnlessAscii(chunk: Buffer): string | undefined {
     if (!this.mayHold && isAscii(chunk)) {
       // ASCII bytes are neither leads nor continuations: before a later chunk they say what no bytes would.
       this.tailLength = 0;
-      return chunk.toString('latin1');
+      return undefined;
     }
     const text = this.decoder.decode(chunk, { stream: true });
     this.keepTail(chunk);

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
+import { partText } from '../../src/buffer/byte-ring.js';
 import { LineRenderer } from '../../src/buffer/line-renderer.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS } from '../../src/limits.js';
@@ -244,7 +245,9 @@ describe('OutputBuffer', () => {
               const finished = texts(buffer).slice(0, buffer.completedLines - buffer.firstLine + 1);
               for (let line = buffer.firstLine - 1; line <= buffer.completedLines + 1; line++) {
                 const from = Math.max(line, buffer.firstLine);
-                const { parts, firstLines } = buffer.completedPartsFrom(line);
+                const completed = buffer.completedPartsFrom(line);
+                const parts = completed.parts.map(partText);
+                const { firstLines } = completed;
                 // Each part numbered from the lines before it, counted here the slow way.
                 expect(firstLines).toEqual(partNumbers(parts, from));
                 expect(parts.join('')).toBe(

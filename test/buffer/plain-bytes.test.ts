@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { ByteRing } from '../../src/buffer/byte-ring.js';
+import { ByteRing, type OutputPart, partText } from '../../src/buffer/byte-ring.js';
 import { LineStore } from '../../src/buffer/line-store.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import { Utf8Chunks } from '../../src/streams/utf8-chunks.js';
 
 const bytes = (text: string) => Buffer.from(text, 'latin1');
 
@@ -11,9 +12,9 @@ afterEach(() => jest.restoreAllMocks());
  * Parts as a scanner numbers them: each line with the number its part's first line gives it. (How the store cuts its
  * parts may differ with the way a chunk went; the lines and their numbers may not.)
  */
-function numberedLines({ parts, firstLines }: { parts: string[]; firstLines: number[] }): string[] {
+function numberedLines({ parts, firstLines }: { parts: OutputPart[]; firstLines: number[] }): string[] {
   return parts.flatMap((part, k) =>
-    part
+    partText(part)
       .slice(0, -1)
       .split('\n')
       .map((text, i) => `${(firstLines[k] as number) + i}:${text}`),
@@ -115,11 +116,20 @@ describe('OutputBuffer keeping plain output as bytes', () => {
           const roomy = new OutputBuffer({ maxChars, maxRawChars });
           const tiny = new OutputBuffer({ maxChars, maxRawChars, plainRingBytes: tinyRing });
           const strings = new OutputBuffer({ maxChars, maxRawChars, scanner: null });
+          // As a PTY's stream feeds it: an ASCII chunk as its bytes alone, its text never made (appendAscii).
+          const piped = new OutputBuffer({ maxChars, maxRawChars });
+          const decoder = new Utf8Chunks();
           for (const text of chunks) {
             for (const buffer of [roomy, tiny]) buffer.append(text, Buffer.from(text, 'utf8'));
             strings.append(text);
+            const bytes = Buffer.from(text, 'utf8');
+            const decoded = decoder.writeUnlessAscii(bytes);
+            if (decoded === undefined) piped.appendAscii(bytes);
+            else piped.append(decoded, bytes);
             expect(reads(roomy, offsets)).toEqual(reads(strings, offsets));
             expect(reads(tiny, offsets)).toEqual(reads(strings, offsets));
+            expect(reads(piped, offsets)).toEqual(reads(strings, offsets));
+            expect(scannedReads(piped, offsets)).toEqual(scannedReads(roomy, offsets));
             expect(scannedReads(tiny, offsets)).toEqual(scannedReads(roomy, offsets));
           }
           for (const result of write.mock.results) outcomes[result.value === undefined ? 'refused' : 'kept']++;

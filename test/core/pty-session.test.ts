@@ -38,7 +38,7 @@ function fakeProcess(scheduler: TestScheduler, marbles: string) {
   };
   const values: Record<string, PtyEvent> = {
     s: { kind: 'started', handle },
-    o: { kind: 'output', text: 'line\n', bytes: 5 },
+    o: { kind: 'output', text: 'line\n', bytes: 5, ascii: false },
     x: {
       kind: 'exit',
       exitCode: 0,

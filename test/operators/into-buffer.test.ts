@@ -2,7 +2,13 @@ import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { intoBuffer } from '../../src/operators/into-buffer.js';
 import { testScheduler } from '../support/marbles.js';
 
-type Event = { readonly type: 'output'; readonly text: string } | { readonly type: 'exit'; readonly code: number };
+type Output = {
+  readonly type: 'output';
+  readonly text: string;
+  readonly source?: Uint8Array;
+  readonly ascii?: boolean;
+};
+type Event = Output | { readonly type: 'exit'; readonly code: number };
 
 const events: Record<string, Event> = {
   a: { type: 'output', text: 'hello ' },
@@ -12,12 +18,16 @@ const events: Record<string, Event> = {
   x: { type: 'exit', code: 0 },
 };
 
-const pickOutput = (event: Event): string | undefined => (event.type === 'output' ? event.text : undefined);
+const pickOutput = (event: Event): Output | undefined => (event.type === 'output' ? event : undefined);
 
 /** Records appends so the test can see exactly what reached the sink, and when. */
 function recordingSink() {
   const appended: string[] = [];
-  return { appended, append: (text: string) => void appended.push(text) };
+  return {
+    appended,
+    append: (text: string) => void appended.push(text),
+    appendAscii: (bytes: Uint8Array) => void appended.push(`ascii:${Buffer.from(bytes).toString('latin1')}`),
+  };
 }
 
 describe('intoBuffer', () => {
@@ -37,17 +47,43 @@ describe('intoBuffer', () => {
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const appended: Array<[string, Uint8Array | undefined]> = [];
-      const sink = { append: (text: string, bytes?: Uint8Array) => void appended.push([text, bytes]) };
-      const withBytes = { ...events, a: { type: 'output' as const, text: 'hi', bytes: Buffer.from('hi') } };
+      const sink = {
+        append: (text: string, bytes?: Uint8Array) => void appended.push([text, bytes]),
+        appendAscii: () => {
+          throw new Error('not ASCII');
+        },
+      };
+      const withBytes = { ...events, a: { type: 'output' as const, text: 'hi', source: Buffer.from('hi') } };
       const source = cold('-a-b|', withBytes);
-      const pickBytes = (event: Event & { bytes?: Uint8Array }) => event.bytes;
-      expectObservable(source.pipe(intoBuffer(sink, pickOutput, pickBytes))).toBe('-a-b|', withBytes);
+      expectObservable(source.pipe(intoBuffer(sink, pickOutput))).toBe('-a-b|', withBytes);
       expectSubscriptions(source.subscriptions).toBe('^---!');
       scheduler.flush();
       expect(appended).toEqual([
         ['hi', Buffer.from('hi')],
         ['world\n', undefined],
       ]);
+    });
+  });
+
+  it('hands an ASCII chunk over as its bytes, without ever asking for its text', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const sink = recordingSink();
+      const ascii = (bytes: string): Output => ({
+        type: 'output',
+        get text(): string {
+          throw new Error('the text of an ASCII chunk was asked for');
+        },
+        source: Buffer.from(bytes, 'latin1'),
+        ascii: true,
+      });
+      const withAscii = { ...events, p: ascii('ok\n'), q: ascii('') };
+      const source = cold('-a-p-q-c|', withAscii);
+      expectObservable(source.pipe(intoBuffer(sink, pickOutput))).toBe('-a-p-q-c|', withAscii);
+      expectSubscriptions(source.subscriptions).toBe('^-------!');
+      scheduler.flush();
+      // The empty ASCII chunk is skipped like empty text.
+      expect(sink.appended).toEqual(['hello ', 'ascii:ok\n', 'bye\n']);
     });
   });
 
@@ -100,6 +136,7 @@ describe('intoBuffer', () => {
         append: (text: string) => {
           if (text === 'world\n') throw failure;
         },
+        appendAscii: () => undefined,
       };
       const source = cold('-a-b-c|', events);
       expectObservable(source.pipe(intoBuffer(sink, pickOutput))).toBe('-a-#', events, failure);

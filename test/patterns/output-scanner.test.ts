@@ -1,11 +1,17 @@
 import fc from 'fast-check';
+import { isAscii } from 'node:buffer';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { compileLinearPattern } from '../../src/patterns/linear-pattern.js';
 import { markOf, outputScanner } from '../../src/patterns/output-scanner.js';
 
-/** Appends `chunk` as the ingest path does: the bytes too, so plain ASCII takes the native scan. */
+/**
+ * Appends `chunk` as the ingest path does: ASCII as its bytes alone (kept as bytes when plain, so the scanner gets
+ * byte parts), anything else with its bytes, so plain ASCII takes the native scan.
+ */
 function feed(buffer: OutputBuffer, chunk: string): void {
-  buffer.append(chunk, Buffer.from(chunk, 'utf8'));
+  const bytes = Buffer.from(chunk, 'utf8');
+  if (isAscii(bytes)) buffer.appendAscii(bytes);
+  else buffer.append(chunk, bytes);
 }
 
 describe('outputScanner', () => {
