@@ -59,20 +59,22 @@ export class ByteRing {
     return this.memory.toString('latin1', start + from, start + to);
   }
 
-  /** Offset in `span` of the first `\n` at or after `from`, or -1. */
+  /**
+   * Offset in `span` of the first `\n` at or after `from`, or -1. The search is not cut at the span's end (a view
+   * to cut it would cost an object per call, and the callers look for a line end the span holds): without one it
+   * runs on through the memory, one memchr of its size at most.
+   */
   indexOfLineFeed(span: RingSpan, from = 0): number {
     const start = this.physical(span);
-    const end = start + span.length;
-    // Bounded to the span: memchr past it would run on through older output to the memory's end.
-    const found = this.memory.subarray(start + from, end).indexOf(LF);
-    return found === -1 ? -1 : from + found;
+    const found = this.memory.indexOf(LF, start + from);
+    return found === -1 || found >= start + span.length ? -1 : found - start;
   }
 
   /** Offset in `span` of the last `\n` at or before offset `at` of it (0 when negative, as for a string), or -1. */
   lastIndexOfLineFeed(span: RingSpan, at: number): number {
     const start = this.physical(span);
-    const found = this.memory.subarray(start, start + Math.min(Math.max(at, 0) + 1, span.length)).lastIndexOf(LF);
-    return found;
+    const found = this.memory.lastIndexOf(LF, start + Math.min(Math.max(at, 0), span.length - 1));
+    return found < start ? -1 : found - start;
   }
 
   /** `span`'s bytes [from, to), in place: valid only until the next write. */

@@ -277,6 +277,14 @@ export class LineRenderer {
     return this.line.isFresh;
   }
 
+  /**
+   * A fresh line and nothing carried from the last chunk (no sequence, no half of a surrogate pair, no `\r` at its
+   * end): plain lines now are exactly as written, and rendering them would change nothing but the lines given.
+   */
+  get takesPlainLines(): boolean {
+    return this.line.isFresh && this.atGround && !this.crAtEnd;
+  }
+
   /** The unterminated current line as it looks now (cached until it changes). */
   partial(): string {
     return this.line.partial();

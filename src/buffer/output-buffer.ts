@@ -197,13 +197,16 @@ export class OutputBuffer {
     if (span === undefined) return false;
     const alternate = this.renderer.alternateScreen;
     const modes = this.renderer.modes;
-    this.renderer.render(asciiText(bytes, 0, firstEnd), this.store);
+    // On a fresh line the first line is plain like the rest (when the run with it is within the bound, as the
+    // renderer's test has it); else the renderer finishes the line the last chunk left open.
+    const runFrom = this.renderer.takesPlainLines && lastEnd - 1 <= this.maxChars - this.lineExtra ? 0 : firstEnd;
+    if (runFrom > 0) this.renderer.render(asciiText(bytes, 0, firstEnd), this.store);
     if (!this.renderer.freshLine) {
       // Never seen: a line feed leaves a fresh line. Should it not, the renderer takes the rest as it always would.
       this.renderer.render(asciiText(bytes, firstEnd), this.store);
     } else {
-      if (lastEnd > firstEnd) {
-        this.store.keptLines({ at: span.at + firstEnd, length: lastEnd - firstEnd }, scanned, firstEnd, lastEnd);
+      if (lastEnd > runFrom) {
+        this.store.keptLines({ at: span.at + runFrom, length: lastEnd - runFrom }, scanned, runFrom, lastEnd);
       }
       if (lastEnd < bytes.length) this.renderer.render(asciiText(bytes, lastEnd), this.store);
     }

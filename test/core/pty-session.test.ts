@@ -326,6 +326,7 @@ describe('PtySession.dispose', () => {
       'started',
       'output',
       'output',
+      'output',
       'exit',
       'exit',
       'members',

@@ -1,5 +1,6 @@
 import { EMPTY } from 'rxjs';
 import {
+  asciiOutputEvent,
   eventShapes,
   exitEvent,
   flushedOutputEvent,
@@ -25,6 +26,7 @@ const chunk = Buffer.from('hello\n');
 const onePtysEvents = (pid: number, exitCode: number | null): PtyEvent[] => [
   startedEvent(handle(pid)),
   outputEvent('hello\n', chunk),
+  asciiOutputEvent(chunk),
   flushedOutputEvent('\uFFFD'),
   exitEvent({ exitCode, signal: null, inferredSignal: null, scriptStderr: '', lingering: NO_MEMBERS }),
   membersEvent({ count: 1, listed: [{ pid: pid + 1, command: 'sleep 9' }] }),
@@ -71,23 +73,36 @@ async function optimizedAcrossCollection(make: () => readonly { kind: string }[]
 
 describe('PTY events', () => {
   it('each kind keeps the hidden class of its specimen, through a full collection and either exit code', () => {
-    const [started, output, flushed, exitNumber, exitNull, members] = eventShapes.instance ?? [{}, {}, {}, {}, {}, {}];
+    const [started, output, ascii, flushed, exitNumber, exitNull, members] = eventShapes.instance ?? [
+      {},
+      {},
+      {},
+      {},
+      {},
+      {},
+      {},
+    ];
     collectUntilFlushed();
     for (const code of [3, null]) {
       const events = onePtysEvents(100, code);
-      expect(events.map((e) => e.kind)).toEqual(['started', 'output', 'output', 'exit', 'members']);
+      expect(events.map((e) => e.kind)).toEqual(['started', 'output', 'output', 'output', 'exit', 'members']);
       expect(natives.sameMap(events[0], started)).toBe(true);
       expect(natives.sameMap(events[1], output)).toBe(true);
-      expect(natives.sameMap(events[2], flushed)).toBe(true);
-      expect(natives.sameMap(events[3], exitNumber)).toBe(true);
-      expect(natives.sameMap(events[3], exitNull)).toBe(true);
-      expect(natives.sameMap(events[4], members)).toBe(true);
+      expect(natives.sameMap(events[2], ascii)).toBe(true);
+      expect(natives.sameMap(events[3], flushed)).toBe(true);
+      expect(natives.sameMap(events[4], exitNumber)).toBe(true);
+      expect(natives.sameMap(events[4], exitNull)).toBe(true);
+      expect(natives.sameMap(events[5], members)).toBe(true);
     }
   });
 
   it('with the specimens alive, code optimized over one PTY’s events still runs optimized over the next PTY’s', async () => {
     let pid = 1000;
-    const startChunkExit = () => onePtysEvents(pid++, pid % 2 === 0 ? 0 : null).slice(0, 4);
+    // Start, a chunk of each kind, exit: four classes, as many as a check stays polymorphic over.
+    const startChunkExit = () => {
+      const [started, output, ascii, , exit] = onePtysEvents(pid++, pid % 2 === 0 ? 0 : null);
+      return [started, output, ascii, exit] as PtyEvent[];
+    };
     expect(await optimizedAcrossCollection(startChunkExit)).toBe(OPTIMIZED);
   });
 
@@ -103,7 +118,7 @@ describe('PTY events', () => {
     eventShapes.renew();
     const after = eventShapes.instance ?? [];
     expect(after).not.toBe(before);
-    expect(after.map((e) => e.kind)).toEqual(['started', 'output', 'output', 'exit', 'exit', 'members']);
+    expect(after.map((e) => e.kind)).toEqual(['started', 'output', 'output', 'output', 'exit', 'exit', 'members']);
     const started = after[0];
     expect(started?.kind === 'started' && started.handle.pid).toBe(0);
   });
