@@ -50,8 +50,9 @@ export function replayedPty(chunks: readonly Buffer[], onChunk?: ChunkHook): typ
 }
 
 /**
- * The same delivery with nobody behind it: each chunk decoded in its own turn, its characters counted. What the
- * replay itself costs, for the core's share to be told from it.
+ * The same delivery with nobody behind it: each chunk decoded in its own turn as the PTY's stream decodes it (an ASCII
+ * chunk not at all, since the seventeenth session), its characters counted. What the replay itself costs, for the
+ * core's share to be told from it.
  */
 export function replayOnly(chunks: readonly Buffer[]): Promise<number> {
   return new Promise((resolve) => {
@@ -60,7 +61,8 @@ export function replayOnly(chunks: readonly Buffer[]): Promise<number> {
     let chars = 0;
     const step = () => {
       if (next === chunks.length) return resolve(chars);
-      chars += decoder.write(chunks[next++] as Buffer).length;
+      const chunk = chunks[next++] as Buffer;
+      chars += decoder.writeUnlessAscii(chunk)?.length ?? chunk.length;
       setImmediate(step);
     };
     setImmediate(step);
