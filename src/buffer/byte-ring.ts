@@ -59,22 +59,27 @@ export class ByteRing {
     return this.memory.toString('latin1', start + from, start + to);
   }
 
-  /**
-   * Offset in `span` of the first `\n` at or after `from`, or -1. The search is not cut at the span's end (a view
-   * to cut it would cost an object per call, and the callers look for a line end the span holds): without one it
-   * runs on through the memory, one memchr of its size at most.
-   */
+  /** Offset in `span` of the first `\n` at or after `from`, or -1: a search of the span alone. */
   indexOfLineFeed(span: RingSpan, from = 0): number {
     const start = this.physical(span);
-    const found = this.memory.indexOf(LF, start + from);
-    return found === -1 || found >= start + span.length ? -1 : found - start;
+    const found = this.memory.subarray(start + from, start + span.length).indexOf(LF);
+    return found === -1 ? -1 : from + found;
+  }
+
+  /**
+   * Offset in `span` of the end (`\n`) of the line at `from`, for a span of whole lines. Not cut at the span's end:
+   * a view to cut it would cost an object per line read, and the line feed is always there (without one the search
+   * would run on through the memory, one memchr of its size).
+   */
+  lineEnd(span: RingSpan, from: number): number {
+    const start = this.physical(span);
+    return this.memory.indexOf(LF, start + from) - start;
   }
 
   /** Offset in `span` of the last `\n` at or before offset `at` of it (0 when negative, as for a string), or -1. */
   lastIndexOfLineFeed(span: RingSpan, at: number): number {
     const start = this.physical(span);
-    const found = this.memory.lastIndexOf(LF, start + Math.min(Math.max(at, 0), span.length - 1));
-    return found < start ? -1 : found - start;
+    return this.memory.subarray(start, start + Math.min(Math.max(at, 0) + 1, span.length)).lastIndexOf(LF);
   }
 
   /** `span`'s bytes [from, to), in place: valid only until the next write. */
@@ -114,6 +119,11 @@ export function partText(part: OutputPart): string {
 export function keptSlice(ring: ByteRing | undefined, text: KeptText, from = 0, to = text.length): string {
   if (typeof text === 'string') return from === 0 && to === text.length ? text : text.slice(from, to);
   return (ring as ByteRing).text(text, from, to);
+}
+
+/** Where the line at `from` of a kept text of whole lines ends: its `\n` (see ByteRing.lineEnd). */
+export function keptLineEnd(ring: ByteRing | undefined, text: KeptText, from: number): number {
+  return typeof text === 'string' ? text.indexOf('\n', from) : (ring as ByteRing).lineEnd(text, from);
 }
 
 /** `text.indexOf('\n', from)` of a kept text. */

@@ -1,11 +1,19 @@
 import { MAX_TERMINAL_DIMENSION } from '../limits.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
+import { type ByteRing, type KeptText, keptCharCodeAt, keptSlice, type RingSpan } from './byte-ring.js';
+import { OffsetRing } from './offset-ring.js';
 
 const SPACE = 0x20;
 /** First capacity of a line's cells; it doubles as the line grows. */
 const INITIAL_LINE_CELLS = 256;
 /** Runs shorter than this are appended to the last run when it is short too. */
 const SMALL_PART_CHARS = 1_024;
+/**
+ * A line far longer than the bound is cut in steps of this fraction of the bound: it keeps between the bound + 1 and
+ * the bound + a quarter of the newest columns (only the newest `maxChars` ever show). A quarter, not the whole bound:
+ * a long line kept as bytes (ByteRing) holds its part of the ring for as long as it keeps its columns.
+ */
+export const CUT_STEPS_PER_BOUND = 4;
 /** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
 const DECODE_SLICE = 8_192;
 
@@ -23,7 +31,9 @@ export class LineCells {
    * first `skip` characters of the first run are below `base`). Runs, not one string grown by `+=`: cutting the
    * head of a grown string flattened the whole of it into a fresh copy, twice the bound, at every cut.
    */
-  private parts: string[] = [];
+  private parts: KeptText[] = [];
+  /** The ring offsets of the parts that are spans (see putKept), oldest first: what the ring must not overwrite. */
+  private readonly spanStarts = new OffsetRing();
   private skip = 0;
   /**
    * Whether `parts` may hold a surrogate pair. Without one no column can hold half a pair, so `visibleStart` needs
@@ -39,7 +49,15 @@ export class LineCells {
   private peak = 0;
   private partialCache: string | undefined = '';
 
-  constructor(readonly maxChars: number) {}
+  constructor(
+    readonly maxChars: number,
+    private readonly ring?: ByteRing,
+  ) {}
+
+  /** The ring offset of the oldest span the line holds (Infinity when none): see ByteRing.write. */
+  get oldestSpan(): number {
+    return this.spanStarts.size > 0 ? this.spanStarts.at(0) : Number.POSITIVE_INFINITY;
+  }
 
   /** Nothing written and the cursor home: a whole plain line put now is exactly the line as written. */
   get isFresh(): boolean {
@@ -61,8 +79,8 @@ export class LineCells {
     }
     let tail = '';
     for (let p = this.parts.length - 1, need = this.length - start; p >= 0 && need > 0; p--) {
-      const part = this.parts[p] as string;
-      tail = (part.length > need ? part.slice(part.length - need) : part) + tail;
+      const part = this.parts[p] as KeptText;
+      tail = keptSlice(this.ring, part, Math.max(part.length - need, 0)) + tail;
       need -= part.length;
     }
     return tail;
@@ -129,6 +147,25 @@ export class LineCells {
     this.cutHead();
   }
 
+  /**
+   * Plain ASCII text (no control, no surrogate) kept as bytes in the buffer's ring: what `put` does with its text,
+   * without the text while the line is only appended to (a flood with no line feed keeps up to the bound of it).
+   */
+  putKept(span: RingSpan): void {
+    if (this.cells !== undefined || this.cursor < this.length) {
+      this.put(keptSlice(this.ring, span));
+      return;
+    }
+    this.partialCache = undefined;
+    const padding = this.cursor - this.length;
+    if (padding > 0) this.parts.push(' '.repeat(padding));
+    this.parts.push(span);
+    this.spanStarts.push(span.at);
+    this.length += padding + span.length;
+    this.cursor = this.length;
+    this.cutHead();
+  }
+
   private writeCell(first: number, second?: number): void {
     const at = this.cursor;
     const end = second === undefined ? at + 1 : at + 2;
@@ -181,15 +218,17 @@ export class LineCells {
   /** Small runs join the last one (short strings, cheap to concatenate) so a line typed a character at a time is not a part per character. */
   private appendPart(run: string): void {
     const last = this.parts.length - 1;
-    if (last >= 0 && run.length < SMALL_PART_CHARS && (this.parts[last] as string).length < SMALL_PART_CHARS) {
-      this.parts[last] += run;
+    const lastPart = this.parts[last];
+    if (typeof lastPart === 'string' && run.length < SMALL_PART_CHARS && lastPart.length < SMALL_PART_CHARS) {
+      this.parts[last] = lastPart + run;
     } else {
       this.parts.push(run);
     }
   }
 
   private joinedText(): string {
-    const text = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join('');
+    const only = this.parts.length === 1 ? this.parts[0] : undefined;
+    const text = typeof only === 'string' ? only : this.parts.map((part) => keptSlice(this.ring, part)).join('');
     return this.skip > 0 ? text.slice(this.skip) : text;
   }
 
@@ -199,7 +238,7 @@ export class LineCells {
     const cells = new Uint16Array(Math.max(INITIAL_LINE_CELLS, 2 * text.length));
     for (let i = 0; i < text.length; i++) cells[i] = text.charCodeAt(i);
     this.cells = cells;
-    this.parts = [];
+    this.dropParts();
     this.skip = 0;
     return cells;
   }
@@ -215,21 +254,25 @@ export class LineCells {
 
   /**
    * Drops the head of a line far longer than the bound. The cut point is a function of the longest the line has
-   * been, so it is the same however the text arrived; it keeps at least `maxLineChars + 1` and at most twice the
-   * bound (+1) of the newest columns, so cutting costs O(1) amortized per char.
+   * been, so it is the same however the text arrived; it keeps at least `maxLineChars + 1` and at most the bound + a
+   * step (CUT_STEPS_PER_BOUND) + 1 of the newest columns, so cutting costs O(1) amortized per char.
    */
   private cutHead(): void {
     this.peak = Math.max(this.peak, this.length);
     const max = this.maxChars;
-    if (this.peak <= 2 * max) return;
-    const base = Math.floor((this.peak - max - 1) / max) * max;
+    const step = Math.max(Math.floor(max / CUT_STEPS_PER_BOUND), 1);
+    if (this.peak <= max + step) return;
+    const base = Math.floor((this.peak - max - 1) / step) * step;
     if (base <= this.base) return;
     const kept = Math.max(this.length - base, 0);
     if (this.cells === undefined) {
       // Drop whole runs below the new base; the first kept one may start below it.
       let drop = this.skip + (this.length - this.base) - kept;
-      while (this.parts.length > 0 && (this.parts[0] as string).length <= drop)
-        drop -= (this.parts.shift() as string).length;
+      while (this.parts.length > 0 && (this.parts[0] as KeptText).length <= drop) {
+        const gone = this.parts.shift() as KeptText;
+        if (typeof gone !== 'string') this.spanStarts.drop(1);
+        drop -= gone.length;
+      }
       this.skip = drop;
     } else if (kept > 0) {
       this.cells.copyWithin(0, base - this.base, this.length - this.base);
@@ -243,8 +286,13 @@ export class LineCells {
     this.clearCells();
   }
 
-  private clearCells(): void {
+  private dropParts(): void {
     this.parts = [];
+    this.spanStarts.drop(this.spanStarts.size);
+  }
+
+  private clearCells(): void {
+    this.dropParts();
     this.skip = 0;
     this.textHasPairs = false;
     this.base = 0;
@@ -264,7 +312,7 @@ export class LineCells {
     if (this.cells !== undefined) return this.cells[column - this.base] ?? 0;
     let at = column - this.base + this.skip;
     for (const part of this.parts) {
-      if (at < part.length) return part.charCodeAt(at);
+      if (at < part.length) return keptCharCodeAt(this.ring, part, at);
       at -= part.length;
     }
     return NaN;
@@ -275,9 +323,12 @@ export class LineCells {
     if (start >= this.length) return '';
     if (this.cells === undefined) {
       const text = this.joinedText();
-      // Keep the joined runs: the next render, or a cut, starts from one string instead of many.
-      this.parts = [text];
-      this.skip = 0;
+      // Keep the joined runs: the next render, or a cut, starts from one string instead of many. Not when some are
+      // bytes: the line would hold its text as a string again.
+      if (this.spanStarts.size === 0) {
+        this.parts = [text];
+        this.skip = 0;
+      }
       return text.slice(start - this.base);
     }
     return this.decode(start);

@@ -4,6 +4,7 @@ import { EscapeParser, type LineEffects, type ParserStart } from './escape-parse
 import { FRESH_MODES, type TerminalModes } from './terminal-modes.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 import { LineCells } from './line-cells.js';
+import type { ByteRing, RingSpan } from './byte-ring.js';
 import type { LineScanner } from './line-scan.js';
 import { indexOrEnd, nextMatch, SPECIAL_BUT_LF } from './special-units.js';
 
@@ -26,6 +27,8 @@ export interface LineRendererOptions {
   readonly maxSequenceChars?: number;
   /** The screen and modes to start from (fresh by default): to follow them from a known point of the output. */
   readonly start?: ParserStart;
+  /** Where the spans given to `putKept` are (see ByteRing). */
+  readonly ring?: ByteRing;
 }
 
 const BS = 0x08;
@@ -81,7 +84,7 @@ export class LineRenderer {
   private crAtEnd = false;
 
   constructor(options: LineRendererOptions = {}) {
-    this.line = new LineCells(positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS));
+    this.line = new LineCells(positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS), options.ring);
     const maxSequenceChars = positiveInteger('maxSequenceChars', options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS);
     this.colored = new ColoredRuns(this.line.maxChars, maxSequenceChars);
     const effects: LineEffects = {
@@ -270,6 +273,25 @@ export class LineRenderer {
   /** Between sequences, with no half of a surrogate pair held: the next chunk starts afresh. */
   get atGround(): boolean {
     return !this.sequences.inSequence && this.pendingHigh === '';
+  }
+
+  /**
+   * Plain ASCII text with no line feed, kept as bytes in the ring (`span`), taken `atGround`: what `render` does with
+   * such text (it goes on the current line), without making it a string.
+   */
+  putKept(span: RingSpan): void {
+    if (this.crAtEnd) {
+      // As render: a `\r` at the last chunk's end not followed by its `\n` moved the cursor.
+      this.crAtEnd = false;
+      this.onlyText = false;
+    }
+    this.carriedEnd = -1;
+    this.line.putKept(span);
+  }
+
+  /** The ring offset of the oldest span the current line holds (Infinity when none): see ByteRing.write. */
+  get oldestSpan(): number {
+    return this.line.oldestSpan;
   }
 
   /** Nothing on the current line and the cursor home: whole plain lines put now are each exactly as written. */

@@ -1,11 +1,4 @@
-import {
-  type ByteRing,
-  type KeptText,
-  keptIndexOfLineFeed,
-  keptSlice,
-  type OutputPart,
-  type RingSpan,
-} from './byte-ring.js';
+import { type ByteRing, type KeptText, keptLineEnd, keptSlice, type OutputPart, type RingSpan } from './byte-ring.js';
 import type { LineSink } from './line-renderer.js';
 import { type LineScanner, SCAN_GROUP_LINES } from './line-scan.js';
 import { OffsetRing } from './offset-ring.js';
@@ -194,7 +187,7 @@ export class LineStore implements LineSink {
     const start = this.startOf(n);
     const piece = this.pieceAt(start);
     const from = start - piece.start;
-    const to = keptIndexOfLineFeed(this.options.ring, piece.text, from);
+    const to = keptLineEnd(this.options.ring, piece.text, from);
     this.cursorLine = n + 1;
     this.cursorStart = piece.start + to + 1;
     return keptSlice(this.options.ring, piece.text, from, to);
@@ -268,7 +261,7 @@ export class LineStore implements LineSink {
     let start = group === 0 ? this.firstStart : this.groupEnds.at(group - 1);
     const piece = this.pieceAt(start);
     for (let line = group === 0 ? this.dropped : this.groupLines.at(group - 1); line < n; line++) {
-      start = piece.start + keptIndexOfLineFeed(this.options.ring, piece.text, start - piece.start) + 1;
+      start = piece.start + keptLineEnd(this.options.ring, piece.text, start - piece.start) + 1;
     }
     return start;
   }
@@ -302,8 +295,7 @@ export class LineStore implements LineSink {
       }
       // Groups of more than one line are runs, which are in pieces from the start.
       const piece = this.pieceAt(this.firstStart);
-      const lineEnd =
-        piece.start + keptIndexOfLineFeed(this.options.ring, piece.text, this.firstStart - piece.start) + 1;
+      const lineEnd = piece.start + keptLineEnd(this.options.ring, piece.text, this.firstStart - piece.start) + 1;
       this.chars -= lineEnd - this.firstStart + this.options.overhead;
       this.firstStart = lineEnd;
       this.dropped++;
@@ -329,7 +321,7 @@ export class LineStore implements LineSink {
     let dropped = this.dropped;
     let at = this.firstStart - piece.start;
     while (chars > max && dropped < keepFrom) {
-      const next = keptIndexOfLineFeed(ring, text, at) + 1;
+      const next = keptLineEnd(ring, text, at) + 1;
       chars -= next - at + overhead;
       at = next;
       dropped++;

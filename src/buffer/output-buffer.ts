@@ -10,6 +10,7 @@ import {
 } from '../limits.js';
 import { asciiText } from '../text/ascii-text.js';
 import { ByteRing, type OutputPart } from './byte-ring.js';
+import { CUT_STEPS_PER_BOUND } from './line-cells.js';
 import { LineRenderer } from './line-renderer.js';
 import type { ParserStart } from './escape-parser.js';
 import { type LineScanner, lineScanner } from './line-scan.js';
@@ -56,6 +57,12 @@ export interface BufferStats {
 }
 
 const LF = 0x0a;
+/**
+ * Plain text left on the open line is kept as bytes from this length on. A shorter run (a prompt, a line typed a
+ * character at a time) is a string joined to the line's last part, as before: a span per keystroke would be a part
+ * each.
+ */
+const MIN_KEPT_OPEN_LINE_BYTES = 1_024;
 
 function integerAtLeast(name: string, value: number, min: number): number {
   if (!Number.isSafeInteger(value) || value < min)
@@ -94,9 +101,11 @@ export class OutputBuffer {
     this.maxChars = integerAtLeast('maxChars', options.maxChars ?? MAX_BUFFER_CHARS, 1 + this.lineExtra);
     this.scanner = options.scanner === null ? undefined : (options.scanner ?? lineScanner);
     const maxRawChars = integerAtLeast('maxRawChars', options.maxRawChars ?? MAX_RAW_CHARS, 1);
+    // The open line keeps up to a cut step more than the bound (line-cells.ts), the raw tail its own bound.
+    const openLineChars = this.maxChars + Math.ceil(this.maxChars / CUT_STEPS_PER_BOUND);
     const ringBytes = integerAtLeast(
       'plainRingBytes',
-      options.plainRingBytes ?? Math.max(this.maxChars, maxRawChars) + PLAIN_RING_SLACK_BYTES,
+      options.plainRingBytes ?? Math.max(openLineChars, maxRawChars) + PLAIN_RING_SLACK_BYTES,
       1,
     );
     this.ring = this.scanner === undefined ? undefined : new ByteRing(ringBytes);
@@ -111,6 +120,7 @@ export class OutputBuffer {
     this.renderer = new LineRenderer({
       maxLineChars: this.maxChars - this.lineExtra,
       maxSequenceChars: options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS,
+      ...(this.ring ? { ring: this.ring } : {}),
     });
   }
 
@@ -188,27 +198,39 @@ export class OutputBuffer {
    * renders it.
    */
   private keepPlain(bytes: Uint8Array, scanned: LineScanner): boolean {
+    if (this.ring === undefined) return false;
     const firstEnd = bytes.indexOf(LF) + 1;
-    if (firstEnd === 0 || this.ring === undefined) return false;
-    const lastEnd = bytes.lastIndexOf(LF) + 1;
+    if (firstEnd === 0 && bytes.length < MIN_KEPT_OPEN_LINE_BYTES) return false;
+    const lastEnd = firstEnd === 0 ? 0 : bytes.lastIndexOf(LF) + 1;
     // The renderer's own test for taking whole lines as one run (each line is within the bound when the run is).
-    if (lastEnd - 1 - firstEnd > this.maxChars - this.lineExtra) return false;
-    const span = this.ring.write(bytes, Math.min(this.store.oldestSpan, this.raw.oldestSpan));
+    if (firstEnd > 0 && lastEnd - 1 - firstEnd > this.maxChars - this.lineExtra) return false;
+    const live = Math.min(this.store.oldestSpan, this.raw.oldestSpan, this.renderer.oldestSpan);
+    const span = this.ring.write(bytes, live);
     if (span === undefined) return false;
     const alternate = this.renderer.alternateScreen;
     const modes = this.renderer.modes;
-    // On a fresh line the first line is plain like the rest (when the run with it is within the bound, as the
-    // renderer's test has it); else the renderer finishes the line the last chunk left open.
-    const runFrom = this.renderer.takesPlainLines && lastEnd - 1 <= this.maxChars - this.lineExtra ? 0 : firstEnd;
-    if (runFrom > 0) this.renderer.render(asciiText(bytes, 0, firstEnd), this.store);
-    if (!this.renderer.freshLine) {
-      // Never seen: a line feed leaves a fresh line. Should it not, the renderer takes the rest as it always would.
-      this.renderer.render(asciiText(bytes, firstEnd), this.store);
-    } else {
-      if (lastEnd > runFrom) {
+    /** Where the text the chunk leaves on the open line starts. */
+    let openFrom = lastEnd;
+    if (firstEnd > 0) {
+      // On a fresh line the first line is plain like the rest (when the run with it is within the bound, as the
+      // renderer's test has it); else the renderer finishes the line the last chunk left open.
+      const runFrom = this.renderer.takesPlainLines && lastEnd - 1 <= this.maxChars - this.lineExtra ? 0 : firstEnd;
+      if (runFrom > 0) this.renderer.render(asciiText(bytes, 0, firstEnd), this.store);
+      if (!this.renderer.freshLine) {
+        // Never seen: a line feed leaves a fresh line. Should it not, the renderer takes the rest as it always would.
+        this.renderer.render(asciiText(bytes, firstEnd), this.store);
+        openFrom = bytes.length;
+      } else if (lastEnd > runFrom) {
         this.store.keptLines({ at: span.at + runFrom, length: lastEnd - runFrom }, scanned, runFrom, lastEnd);
       }
-      if (lastEnd < bytes.length) this.renderer.render(asciiText(bytes, lastEnd), this.store);
+    }
+    if (openFrom < bytes.length) {
+      // A long one (a line-less flood) stays bytes on the open line; a short one is a string joined to its last part.
+      if (bytes.length - openFrom >= MIN_KEPT_OPEN_LINE_BYTES) {
+        this.renderer.putKept({ at: span.at + openFrom, length: bytes.length - openFrom });
+      } else {
+        this.renderer.render(asciiText(bytes, openFrom), this.store);
+      }
     }
     this.raw.append(span, alternate, 0, modes);
     if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;

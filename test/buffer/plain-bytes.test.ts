@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { ByteRing, type OutputPart, partText } from '../../src/buffer/byte-ring.js';
+import { LineRenderer } from '../../src/buffer/line-renderer.js';
 import { LineStore } from '../../src/buffer/line-store.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import { LINE_OVERHEAD_CHARS, MAX_RAW_CHARS } from '../../src/limits.js';
 import { Utf8Chunks } from '../../src/streams/utf8-chunks.js';
 
 const bytes = (text: string) => Buffer.from(text, 'latin1');
@@ -67,19 +69,30 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     fc.constantFrom('\n', 'tail', 'more'),
   );
   const other = fc.constantFrom('\r\n', '\r', '\x1b[31m', '\x1b[0m', '\b', '\t', 'é', '中\n', '\x1b[?1049h', '\x1b');
+  /** Long runs without a line feed: what the open line keeps as bytes (cut many times over when the bound is small). */
+  const longRun = fc
+    .tuple(fc.integer({ min: 900, max: 7_000 }), fc.constantFrom('', 'end\n', 'a\nb'))
+    .map(([n, after]) => `${'z'.repeat(n - 4)}${String(n).padStart(4, '0')}${after}`);
   const chunk = fc.oneof(
     { arbitrary: fc.array(line, { minLength: 1, maxLength: 400 }).map((l) => l.join('')), weight: 6 },
     { arbitrary: fc.array(fc.oneof(line, other), { maxLength: 30 }).map((l) => l.join('')), weight: 2 },
+    { arbitrary: fc.tuple(line, longRun).map(([l, run]) => l + run), weight: 2 },
+    { arbitrary: longRun, weight: 1 },
+    // A `\r` at a chunk's end is judged by what the next chunk begins with (a long run kept as bytes, say).
+    { arbitrary: fc.constantFrom('progress 10%\r', '\r'), weight: 1 },
   );
 
   /** Every read a tool makes of a buffer, the raw ones included. */
   function reads(buffer: OutputBuffer, offsets: readonly number[]) {
+    // Before anything makes the whole open line (which partialTail would then cut from).
+    const partialTails = [1, 37, 1_500, 10_000].map((limit) => buffer.partialTail(limit));
     const { parts, firstLine } = buffer.searchText();
     const total = buffer.totalRawChars;
     return {
       stats: buffer.stats(),
       lines: buffer.page(0, buffer.retainedLines),
       partial: buffer.partialLine(),
+      partialTails,
       search: { text: parts.join(''), firstLine },
       completed: offsets.map((o) => numberedLines(buffer.completedPartsFrom(buffer.firstLine + (o % 50)))),
       raw: buffer.rawText(),
@@ -104,6 +117,7 @@ describe('OutputBuffer keeping plain output as bytes', () => {
   it('property: every read the same as the string way, with a roomy ring, a tiny one, and none', () => {
     const outcomes = { kept: 0, refused: 0 };
     const write = jest.spyOn(ByteRing.prototype, 'write');
+    const openLine = jest.spyOn(LineRenderer.prototype, 'putKept');
     fc.assert(
       fc.property(
         fc.array(chunk, { minLength: 1, maxLength: 25 }),
@@ -137,9 +151,10 @@ describe('OutputBuffer keeping plain output as bytes', () => {
       ),
       { numRuns: 200 },
     );
-    // The property checked both ways a plain chunk can go, many times each.
+    // The property checked both ways a plain chunk can go, many times each, and the open line's bytes too.
     expect(outcomes.kept).toBeGreaterThan(1_000);
     expect(outcomes.refused).toBeGreaterThan(100);
+    expect(openLine.mock.calls.length).toBeGreaterThan(50);
   });
 
   it('keeps a flood of plain lines in its ring, not as strings: a full buffer of them reads back exactly', () => {
@@ -163,5 +178,26 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     const kept = buffer.page(0, buffer.retainedLines).map((l) => l.text);
     expect(kept).toEqual(lines.slice(lines.length - kept.length));
     expect(buffer.rawText()).toBe(all.slice(all.length - 5_000));
+  });
+
+  it('keeps a flood with no line feed on the open line as bytes, cut as it grows, the newest of it shown', () => {
+    const buffer = new OutputBuffer();
+    const write = jest.spyOn(ByteRing.prototype, 'write');
+    const openLine = jest.spyOn(LineRenderer.prototype, 'putKept');
+    let all = '';
+    for (let n = 0; n < 40; n++) {
+      // Numbered blocks, so a cut in the wrong place shows.
+      const text = `<${n}>${'w'.repeat(100_000)}`;
+      all += text;
+      buffer.appendAscii(bytes(text));
+    }
+    expect(write.mock.results.every((r) => r.value !== undefined)).toBe(true);
+    expect(openLine).toHaveBeenCalledTimes(write.mock.calls.length);
+    expect(buffer.partialTail(20)).toBe(all.slice(-20));
+    const shown = buffer.partialLine();
+    expect(shown.length).toBe(buffer.stats().retainedChars - 1 - LINE_OVERHEAD_CHARS);
+    expect(shown).toBe(all.slice(all.length - shown.length));
+    expect(buffer.partialTail(20)).toBe(all.slice(-20));
+    expect(buffer.rawText()).toBe(all.slice(-MAX_RAW_CHARS));
   });
 });
