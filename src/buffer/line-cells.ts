@@ -66,8 +66,11 @@ export class LineCells {
 
   /** The line as it looks now (cached until it changes). */
   partial(): string {
-    this.partialCache ??= this.render();
-    return this.partialCache;
+    if (this.partialCache !== undefined) return this.partialCache;
+    const text = this.render();
+    // A line kept as bytes is not kept a second time as its text (up to the bound, per PTY): it is made per read.
+    if (this.spanStarts.size === 0) this.partialCache = text;
+    return text;
   }
 
   /** The last `limit` characters of `partial()`: the runs (or cells) they are in, not the whole line. */
