@@ -38,8 +38,9 @@ export interface LineStoreOptions {
 }
 
 /**
- * The completed lines of a PTY, kept as few large strings ("pieces") with a compact index. A run of plain lines
- * is stored as the very string it arrived in (the raw tail holds the same one); it is counted in groups of
+ * The completed lines of a PTY, kept as few large pieces with a compact index. A run of plain lines is stored as
+ * the bytes it arrived in, a span of the buffer's ring (`keptLines`; the raw tail holds the same span), or, given
+ * as text (`lines`), as the very string it arrived in; it is counted in groups of
  * GROUP_LINES lines by one native regex match each, and the index keeps only where each group ends (its offset
  * and its absolute line count, in two typed arrays). A line string exists only while a read asks for it: the
  * read finds the line's group and scans to it with indexOf. Lines rendered one at a time (escapes, `\r`) are an

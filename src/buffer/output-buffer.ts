@@ -75,9 +75,10 @@ function integerAtLeast(name: string, value: number, min: number): number {
  * bounded to `maxChars`, oldest lines dropped first, plus a bounded raw tail. The unterminated last line is
  * readable at any time and counts as a line once it is non-empty.
  *
- * Ingest costs about one pass over each chunk: plain output (no control character but `\n`) is kept as the
- * chunk itself with an index of line ends (LineStore), and a line becomes a string only when a read asks for
- * it. Reads cost O(lines read), except the two that hand out the whole buffer (`searchText`, `rawText`).
+ * Ingest costs about one pass over each chunk: plain output (no control character but `\n`) is copied as bytes into
+ * one memory the buffer reuses (ByteRing, see keepPlain), shared by the line store (with an index of line ends), the
+ * raw tail and the open line, and text is made only when a read asks for it. Reads cost O(lines read), except the
+ * two that hand out the whole buffer (`searchText`, `rawText`).
  */
 export class OutputBuffer {
   private readonly maxChars: number;

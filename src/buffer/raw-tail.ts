@@ -40,7 +40,8 @@ export interface RawChunk {
 }
 
 /**
- * The newest raw text, kept as the chunks it arrived in: an append copies nothing, and whole chunks are dropped
+ * The newest raw text, kept as the chunks it arrived in (a plain chunk as its span of the buffer's ring, anything else
+ * as its string): an append copies nothing, and whole chunks are dropped
  * from the head while the rest still holds more than `max` characters, so it keeps at most `max` + one chunk.
  * (Concatenating and cutting the string instead copied the whole tail at every cut.) Reads join the chunks they
  * need: O(what they return). Keeping one unit past `max` lets a read see whether its cut went through a
