@@ -92,10 +92,17 @@ export class RawTail {
   /**
    * `alternateAtStart`: whether the program was on the alternate screen where `chunk` starts, past `carriedEnd`, the
    * end of a sequence that an earlier chunk began (0 when none was cut at its start); undefined when that sequence
-   * does not end in `chunk`.
+   * does not end in `chunk`. `firstLineFeed`: the offset of its first `\n` (-1 for none), when the caller knows it
+   * (a span is searched through a view, which in Bun costs more than the search).
    */
-  append(chunk: KeptText, alternateAtStart?: boolean, carriedEnd = 0, modesAtStart?: TerminalModes): void {
-    const lineFeed = keptIndexOfLineFeed(this.ring, chunk);
+  append(
+    chunk: KeptText,
+    alternateAtStart?: boolean,
+    carriedEnd = 0,
+    modesAtStart?: TerminalModes,
+    firstLineFeed?: number,
+  ): void {
+    const lineFeed = firstLineFeed ?? keptIndexOfLineFeed(this.ring, chunk);
     if (typeof chunk !== 'string') this.spanStarts.push(chunk.at);
     this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
     const screen = alternateAtStart === undefined ? INSIDE_SEQUENCE : alternateAtStart ? 1 : 0;
