@@ -1,13 +1,6 @@
 import { Observable } from 'rxjs';
 import type { ptyProcess$ } from '../../src/streams/pty-process.js';
-import {
-  asciiOutputEvent,
-  exitEvent,
-  INERT_HANDLE,
-  outputEvent,
-  type PtyEvent,
-  startedEvent,
-} from '../../src/streams/pty-events.js';
+import { exitEvent, INERT_HANDLE, type PtyEvent, startedEvent, stdoutEvent } from '../../src/streams/pty-events.js';
 import { NO_MEMBERS } from '../../src/streams/session-report.js';
 import { Utf8Chunks } from '../../src/streams/utf8-chunks.js';
 
@@ -36,9 +29,7 @@ export function replayedPty(chunks: readonly Buffer[], onChunk?: ChunkHook): typ
           return;
         }
         const chunk = chunks[next] as Buffer;
-        // As pty-process.ts emits them: an ASCII chunk's text is not made.
-        const text = decoder.writeUnlessAscii(chunk);
-        subscriber.next(text === undefined ? asciiOutputEvent(chunk) : outputEvent(text, chunk));
+        subscriber.next(stdoutEvent(decoder, chunk));
         onChunk?.(next++);
         setImmediate(step);
       };

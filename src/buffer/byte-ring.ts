@@ -1,5 +1,6 @@
 import { asciiText } from '../text/ascii-text.js';
 import { memoryOutsideForks } from '../text/memory-outside-forks.js';
+import { OffsetRing } from './offset-ring.js';
 
 /** Bytes of plain output held in a ByteRing: `length` bytes from the ring's absolute offset `at`. */
 export interface RingSpan {
@@ -32,10 +33,6 @@ export class ByteRing {
 
   constructor(capacity: number) {
     this.memory = memoryOutsideForks(capacity);
-  }
-
-  get capacity(): number {
-    return this.memory.length;
   }
 
   /**
@@ -103,6 +100,37 @@ export class ByteRing {
  * bytes are its characters); the functions below read either.
  */
 export type KeptText = string | RingSpan;
+
+/**
+ * The spans one holder (the line store, the raw tail, the open line) keeps, in the order it took them: the oldest is
+ * what the ring must not overwrite (ByteRing.write). A holder lets texts go in the order it took them.
+ */
+export class HeldSpans {
+  private readonly starts = new OffsetRing();
+
+  /** `text` is now held (a string is nothing to the ring). */
+  hold(text: KeptText): void {
+    if (typeof text !== 'string') this.starts.push(text.at);
+  }
+
+  /** `text`, the oldest held, is let go. */
+  release(text: KeptText): void {
+    if (typeof text !== 'string') this.starts.drop(1);
+  }
+
+  releaseAll(): void {
+    this.starts.drop(this.starts.size);
+  }
+
+  get none(): boolean {
+    return this.starts.size === 0;
+  }
+
+  /** The ring offset of the oldest span held (Infinity when none). */
+  get oldest(): number {
+    return this.starts.size > 0 ? this.starts.at(0) : Number.POSITIVE_INFINITY;
+  }
+}
 
 /**
  * Output handed to a scanner: text, or plain bytes as the buffer keeps them (ASCII, one character per byte), in place

@@ -1,7 +1,6 @@
 import { MAX_TERMINAL_DIMENSION } from '../limits.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
-import { type ByteRing, type KeptText, keptCharCodeAt, keptSlice, type RingSpan } from './byte-ring.js';
-import { OffsetRing } from './offset-ring.js';
+import { type ByteRing, HeldSpans, type KeptText, keptCharCodeAt, keptSlice, type RingSpan } from './byte-ring.js';
 
 const SPACE = 0x20;
 /** First capacity of a line's cells; it doubles as the line grows. */
@@ -32,8 +31,8 @@ export class LineCells {
    * head of a grown string flattened the whole of it into a fresh copy, twice the bound, at every cut.
    */
   private parts: KeptText[] = [];
-  /** The ring offsets of the parts that are spans (see putKept), oldest first: what the ring must not overwrite. */
-  private readonly spanStarts = new OffsetRing();
+  /** The parts that are spans (see putKept). */
+  private readonly spans = new HeldSpans();
   private skip = 0;
   /**
    * Whether `parts` may hold a surrogate pair. Without one no column can hold half a pair, so `visibleStart` needs
@@ -56,7 +55,7 @@ export class LineCells {
 
   /** The ring offset of the oldest span the line holds (Infinity when none): see ByteRing.write. */
   get oldestSpan(): number {
-    return this.spanStarts.size > 0 ? this.spanStarts.at(0) : Number.POSITIVE_INFINITY;
+    return this.spans.oldest;
   }
 
   /** Nothing written and the cursor home: a whole plain line put now is exactly the line as written. */
@@ -69,7 +68,7 @@ export class LineCells {
     if (this.partialCache !== undefined) return this.partialCache;
     const text = this.render();
     // A line kept as bytes is not kept a second time as its text (up to the bound, per PTY): it is made per read.
-    if (this.spanStarts.size === 0) this.partialCache = text;
+    if (this.spans.none) this.partialCache = text;
     return text;
   }
 
@@ -163,7 +162,7 @@ export class LineCells {
     const padding = this.cursor - this.length;
     if (padding > 0) this.parts.push(' '.repeat(padding));
     this.parts.push(span);
-    this.spanStarts.push(span.at);
+    this.spans.hold(span);
     this.length += padding + span.length;
     this.cursor = this.length;
     this.cutHead();
@@ -273,7 +272,7 @@ export class LineCells {
       let drop = this.skip + (this.length - this.base) - kept;
       while (this.parts.length > 0 && (this.parts[0] as KeptText).length <= drop) {
         const gone = this.parts.shift() as KeptText;
-        if (typeof gone !== 'string') this.spanStarts.drop(1);
+        this.spans.release(gone);
         drop -= gone.length;
       }
       this.skip = drop;
@@ -291,7 +290,7 @@ export class LineCells {
 
   private dropParts(): void {
     this.parts = [];
-    this.spanStarts.drop(this.spanStarts.size);
+    this.spans.releaseAll();
   }
 
   private clearCells(): void {
@@ -328,7 +327,7 @@ export class LineCells {
       const text = this.joinedText();
       // Keep the joined runs: the next render, or a cut, starts from one string instead of many. Not when some are
       // bytes: the line would hold its text as a string again.
-      if (this.spanStarts.size === 0) {
+      if (this.spans.none) {
         this.parts = [text];
         this.skip = 0;
       }

@@ -1,4 +1,12 @@
-import { type ByteRing, type KeptText, keptLineEnd, keptSlice, type OutputPart, type RingSpan } from './byte-ring.js';
+import {
+  type ByteRing,
+  HeldSpans,
+  type KeptText,
+  keptLineEnd,
+  keptSlice,
+  type OutputPart,
+  type RingSpan,
+} from './byte-ring.js';
 import type { LineSink } from './line-renderer.js';
 import { type LineScanner, SCAN_GROUP_LINES } from './line-scan.js';
 import { OffsetRing } from './offset-ring.js';
@@ -58,8 +66,7 @@ export class LineStore implements LineSink {
   /** The absolute line count at the end of each group: group g holds lines groupLines[g-1] .. groupLines[g] - 1. */
   private readonly groupLines = new OffsetRing();
   private pieces: (Piece | undefined)[] = [];
-  /** The ring offsets of the pieces that are spans, oldest first: what the ring must not overwrite. */
-  private readonly spanStarts = new OffsetRing();
+  private readonly spans = new HeldSpans();
   private pieceHead = 0;
   /** Where the last lookup found its line: reads go line by line, so the next one is mostly in the same piece. */
   private lastPiece = 0;
@@ -92,7 +99,7 @@ export class LineStore implements LineSink {
 
   /** The ring offset of the oldest span kept here (Infinity when none): see ByteRing.write. */
   get oldestSpan(): number {
-    return this.spanStarts.size > 0 ? this.spanStarts.at(0) : Number.POSITIVE_INFINITY;
+    return this.spans.oldest;
   }
 
   line(text: string): void {
@@ -121,7 +128,6 @@ export class LineStore implements LineSink {
    */
   keptLines(span: RingSpan, scanned: LineScanner, from: number, to: number): void {
     const start = this.addPiece(span);
-    this.spanStarts.push(span.at);
     this.indexScanned(scanned, from, to, start);
     this.afterRun();
   }
@@ -130,6 +136,7 @@ export class LineStore implements LineSink {
     this.seal();
     const start = this.end;
     this.pieces.push({ text, start, firstLine: this.total });
+    this.spans.hold(text);
     return start;
   }
 
@@ -393,7 +400,7 @@ export class LineStore implements LineSink {
     while (this.pieceHead < this.pieces.length) {
       const piece = this.pieces[this.pieceHead] as Piece;
       if (piece.start + piece.text.length > this.firstStart) break;
-      if (typeof piece.text !== 'string') this.spanStarts.drop(1);
+      this.spans.release(piece.text);
       this.pieces[this.pieceHead++] = undefined;
     }
     if (this.pieceHead >= COMPACT_AT && this.pieceHead * 2 >= this.pieces.length) {

@@ -210,8 +210,9 @@ export class OutputBuffer {
     const firstEnd = bytes.indexOf(LF) + 1;
     if (firstEnd === 0 && bytes.length < MIN_KEPT_OPEN_LINE_BYTES) return false;
     const lastEnd = firstEnd === 0 ? 0 : bytes.lastIndexOf(LF) + 1;
+    const maxLineChars = this.maxChars - this.lineExtra;
     // The renderer's own test for taking whole lines as one run (each line is within the bound when the run is).
-    if (firstEnd > 0 && lastEnd - 1 - firstEnd > this.maxChars - this.lineExtra) return false;
+    if (firstEnd > 0 && lastEnd - 1 - firstEnd > maxLineChars) return false;
     const live = Math.min(this.store.oldestSpan, this.raw.oldestSpan, this.renderer.oldestSpan);
     const span = this.ring.write(bytes, live);
     if (span === undefined) return false;
@@ -222,7 +223,7 @@ export class OutputBuffer {
     if (firstEnd > 0) {
       // On a fresh line the first line is plain like the rest (when the run with it is within the bound, as the
       // renderer's test has it); else the renderer finishes the line the last chunk left open.
-      const runFrom = this.renderer.takesPlainLines && lastEnd - 1 <= this.maxChars - this.lineExtra ? 0 : firstEnd;
+      const runFrom = this.renderer.takesPlainLines && lastEnd - 1 <= maxLineChars ? 0 : firstEnd;
       if (runFrom > 0) this.renderer.render(asciiText(bytes, 0, firstEnd), this.store);
       if (!this.renderer.freshLine) {
         // Never seen: a line feed leaves a fresh line. Should it not, the renderer takes the rest as it always would.

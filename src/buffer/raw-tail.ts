@@ -1,13 +1,13 @@
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 import {
   type ByteRing,
+  HeldSpans,
   type KeptText,
   keptCharCodeAt,
   keptIndexOfLineFeed,
   keptLastIndexOfLineFeed,
   keptSlice,
 } from './byte-ring.js';
-import { OffsetRing } from './offset-ring.js';
 import type { TerminalModes } from './terminal-modes.js';
 
 /** A dropped head is compacted away once it is this long and the larger part of the array. */
@@ -52,8 +52,7 @@ export interface RawChunk {
 export class RawTail {
   /** A plain chunk's bytes in the buffer's ring, anything else its string. */
   private chunks: KeptText[] = [];
-  /** The ring offsets of the kept chunks that are spans, oldest first: what the ring must not overwrite. */
-  private readonly spanStarts = new OffsetRing();
+  private readonly spans = new HeldSpans();
   /**
    * The absolute offset of each kept chunk's first `\n`, or -1: found at append by indexOf (a memchr, ≈60 ns for
    * 4 KiB), it lets lastLineFeedBefore pass over chunks without a line feed by one comparison each. (A screen read
@@ -86,7 +85,7 @@ export class RawTail {
 
   /** The ring offset of the oldest span kept here (Infinity when none): see ByteRing.write. */
   get oldestSpan(): number {
-    return this.spanStarts.size > 0 ? this.spanStarts.at(0) : Number.POSITIVE_INFINITY;
+    return this.spans.oldest;
   }
 
   /**
@@ -103,7 +102,7 @@ export class RawTail {
     firstLineFeed?: number,
   ): void {
     const lineFeed = firstLineFeed ?? keptIndexOfLineFeed(this.ring, chunk);
-    if (typeof chunk !== 'string') this.spanStarts.push(chunk.at);
+    this.spans.hold(chunk);
     this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
     const screen = alternateAtStart === undefined ? INSIDE_SEQUENCE : alternateAtStart ? 1 : 0;
     this.starts.push(carriedEnd * CARRIED_UNIT + screen);
@@ -116,7 +115,7 @@ export class RawTail {
       const first = this.chunks[this.head] as KeptText;
       if (this.kept - first.length <= this.max) break;
       this.kept -= first.length;
-      if (typeof first !== 'string') this.spanStarts.drop(1);
+      this.spans.release(first);
       // Release the chunk now, not at the next compaction.
       this.chunks[this.head] = '';
       this.modes[this.head++] = undefined;

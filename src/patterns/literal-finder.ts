@@ -1,3 +1,4 @@
+import { asBuffer } from '../text/ascii-text.js';
 import type { RequiredLiterals } from './required-literals.js';
 
 /** Where the next of a pattern's required literals is in a text. */
@@ -55,7 +56,7 @@ export function asciiLiteralTest({
   if (ignoreCase && literals.some((literal) => /[A-Za-z]/.test(literal))) return undefined;
   const searched = literals.filter((literal) => isAsciiText(literal)).map((literal) => Buffer.from(literal, 'latin1'));
   return (bytes) => {
-    const haystack = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    const haystack = asBuffer(bytes);
     return searched.some((literal) => haystack.indexOf(literal) !== -1);
   };
 }

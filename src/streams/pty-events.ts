@@ -1,6 +1,7 @@
 import { EMPTY } from 'rxjs';
 import { ShapeKeeper } from '../shapes/shape-keeper.js';
 import { asciiText } from '../text/ascii-text.js';
+import type { Utf8Chunks } from './utf8-chunks.js';
 import type { PtyHandle } from './pty-process.js';
 import { type MemberList, NO_MEMBERS } from './session-report.js';
 
@@ -69,6 +70,12 @@ class AsciiOutputEvent implements OutputEvent {
  * each a new string, which the buffer now never keeps (docs/PERFORMANCE.md, seventeenth session).
  */
 export const asciiOutputEvent = (source: Uint8Array): PtyEvent => new AsciiOutputEvent(source);
+
+/** A chunk of `script`'s stdout as `decoder` takes it: an ASCII chunk with its text not made, else decoded. */
+export function stdoutEvent(decoder: Utf8Chunks, chunk: Buffer): PtyEvent {
+  const text = decoder.writeUnlessAscii(chunk);
+  return text === undefined ? asciiOutputEvent(chunk) : outputEvent(text, chunk);
+}
 
 /** What the decoder still held when the stream closed (an incomplete UTF-8 sequence, as replacement characters). */
 export const flushedOutputEvent = (text: string): PtyEvent => ({ kind: 'output', text, bytes: 0, ascii: false });

@@ -19,15 +19,7 @@ import { keepAsSpecimen } from './child-specimens.js';
 import { scriptTermination } from './script-termination.js';
 import { describeMembers, type TerminationReport } from './session-report.js';
 import { Utf8Chunks } from './utf8-chunks.js';
-import {
-  asciiOutputEvent,
-  exitEvent,
-  flushedOutputEvent,
-  membersEvent,
-  outputEvent,
-  type PtyEvent,
-  startedEvent,
-} from './pty-events.js';
+import { exitEvent, flushedOutputEvent, membersEvent, type PtyEvent, startedEvent, stdoutEvent } from './pty-events.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
 import {
   lingeringMembers$,
@@ -261,8 +253,7 @@ function scriptProcess$(
       // Output, the event of every chunk, goes the short way (see PtySession.onEvent); the rest is matched.
       if (event.kind === 'stdout') {
         const { chunk } = event;
-        const text = decoder.writeUnlessAscii(chunk);
-        emit(text === undefined ? asciiOutputEvent(chunk) : outputEvent(text, chunk));
+        emit(stdoutEvent(decoder, chunk));
         return;
       }
       match(event)
