@@ -35,9 +35,14 @@ export class ByteRing {
     this.memory = memoryOutsideForks(capacity);
   }
 
+  /** Absolute offset where the next write starts: what a caller passes as `oldestLive` when nothing is live. */
+  get end(): number {
+    return this.head;
+  }
+
   /**
    * Copies `bytes` in and returns where they are; undefined (nothing written) when that would overwrite a byte at or
-   * after `oldestLive` (Infinity when nothing is live).
+   * after `oldestLive` (`end` when nothing is live).
    */
   write(bytes: Uint8Array, oldestLive: number): RingSpan | undefined {
     const length = bytes.length;
@@ -126,9 +131,9 @@ export class HeldSpans {
     return this.starts.size === 0;
   }
 
-  /** The ring offset of the oldest span held (Infinity when none). */
-  get oldest(): number {
-    return this.starts.size > 0 ? this.starts.at(0) : Number.POSITIVE_INFINITY;
+  /** The ring offset of the oldest span held, or `none` when none is. */
+  oldestOr(none: number): number {
+    return this.starts.size > 0 ? this.starts.at(0) : none;
   }
 }
 

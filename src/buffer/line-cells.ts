@@ -53,9 +53,9 @@ export class LineCells {
     private readonly ring?: ByteRing,
   ) {}
 
-  /** The ring offset of the oldest span the line holds (Infinity when none): see ByteRing.write. */
-  get oldestSpan(): number {
-    return this.spans.oldest;
+  /** The ring offset of the oldest span the line holds, or `none` when it holds none: see ByteRing.write. */
+  oldestSpanOr(none: number): number {
+    return this.spans.oldestOr(none);
   }
 
   /** Nothing written and the cursor home: a whole plain line put now is exactly the line as written. */
@@ -220,7 +220,8 @@ export class LineCells {
   /** Small runs join the last one (short strings, cheap to concatenate) so a line typed a character at a time is not a part per character. */
   private appendPart(run: string): void {
     const last = this.parts.length - 1;
-    const lastPart = this.parts[last];
+    // Never index -1 when empty: JavaScriptCore's optimized code leaves on a negative index (and is rebuilt).
+    const lastPart = last >= 0 ? this.parts[last] : undefined;
     if (typeof lastPart === 'string' && run.length < SMALL_PART_CHARS && lastPart.length < SMALL_PART_CHARS) {
       this.parts[last] = lastPart + run;
     } else {

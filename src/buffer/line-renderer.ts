@@ -289,9 +289,9 @@ export class LineRenderer {
     this.line.putKept(span);
   }
 
-  /** The ring offset of the oldest span the current line holds (Infinity when none): see ByteRing.write. */
-  get oldestSpan(): number {
-    return this.line.oldestSpan;
+  /** The ring offset of the oldest span the current line holds, or `none` when it holds none: see ByteRing.write. */
+  oldestSpanOr(none: number): number {
+    return this.line.oldestSpanOr(none);
   }
 
   /** Nothing on the current line and the cursor home: whole plain lines put now are each exactly as written. */

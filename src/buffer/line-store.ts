@@ -97,9 +97,9 @@ export class LineStore implements LineSink {
     return this.total - this.dropped;
   }
 
-  /** The ring offset of the oldest span kept here (Infinity when none): see ByteRing.write. */
-  get oldestSpan(): number {
-    return this.spans.oldest;
+  /** The ring offset of the oldest span kept here, or `none` when it holds none: see ByteRing.write. */
+  oldestSpanOr(none: number): number {
+    return this.spans.oldestOr(none);
   }
 
   line(text: string): void {

@@ -1,23 +1,41 @@
 /** A power of two, so the ring can wrap with a mask. */
 const INITIAL_CAPACITY = 64;
 
-const nextPowerOfTwo = (n: number): number => 2 ** Math.ceil(Math.log2(Math.max(n, 1)));
+/**
+ * How far an entry may sit from the base before the ring moves its base to its oldest entry: well inside 32 bits,
+ * so each entry, stored as its distance from the base, is a 32-bit integer.
+ */
+const REBASE_DISTANCE = 2 ** 30;
 
 /**
- * Numbers in a circular typed array: O(1) push and drop from the front, O(1) access by position, 8 bytes an entry and nothing
- * for the garbage collector to trace. Doubles, not 32-bit integers: the offsets it holds grow past 4 GiB on a PTY
- * that runs long enough. It grows by doubling and shrinks at a quarter, so its size stays within a small factor
- * of what it holds, which its owner bounds.
+ * An integer: `2 **` gives a double even when whole, and a double mask made JavaScriptCore's optimized ring code
+ * (speculating integers) leave and be rebuilt at every shrink (docs/PERFORMANCE.md, eighteenth session).
+ */
+const nextPowerOfTwo = (n: number): number => 1 << Math.ceil(Math.log2(Math.max(n, 1)));
+
+/**
+ * Integers (offsets, line counts) in a circular typed array: O(1) push and drop from the front, O(1) access by
+ * position, 4 bytes an entry and nothing for the garbage collector to trace. The values themselves grow past 4 GiB
+ * on a PTY that runs long enough, but what one ring holds at once spans a few megabytes at most (its owner bounds
+ * it): each entry is kept as its distance from a base, an Int32Array's integer. Reading one back gives a 32-bit
+ * integer whenever the value fits: from a Float64Array every read was a double, and JavaScriptCore's optimized code,
+ * which had seen the same fields hold integers, left and was rebuilt wherever the two met (eighteenth session).
+ * It grows by doubling and shrinks at a quarter, so its size stays within a small factor of what it holds.
  */
 export class OffsetRing {
-  private items = new Float64Array(INITIAL_CAPACITY);
+  private items = new Int32Array(INITIAL_CAPACITY);
   private mask = INITIAL_CAPACITY - 1;
   private head = 0;
+  /** What every entry is stored relative to. */
+  private base = 0;
   size = 0;
 
+  /** `value` must be an integer within 2^30 of every entry the ring still holds. */
   push(value: number): void {
     if (this.size === this.items.length) this.resize(this.items.length * 2);
-    this.items[(this.head + this.size) & this.mask] = value;
+    if (this.size === 0) this.base = value;
+    else if (Math.abs(value - this.base) >= REBASE_DISTANCE) this.rebase(value);
+    this.items[(this.head + this.size) & this.mask] = value - this.base;
     this.size++;
   }
 
@@ -31,11 +49,25 @@ export class OffsetRing {
 
   /** The entry at `index` (0 is the oldest); `index` must be below `size`. */
   at(index: number): number {
-    return this.items[(this.head + index) & this.mask] as number;
+    return this.base + (this.items[(this.head + index) & this.mask] as number);
+  }
+
+  /** Moves the base to the oldest entry; `incoming` (about to be pushed) must then be within reach of it. */
+  private rebase(incoming: number): void {
+    const oldest = this.at(0);
+    if (Math.abs(incoming - oldest) >= REBASE_DISTANCE) {
+      throw new RangeError(`OffsetRing: ${incoming} is 2^30 or more from the oldest entry it holds (${oldest})`);
+    }
+    const shift = oldest - this.base;
+    for (let i = 0; i < this.size; i++) {
+      const slot = (this.head + i) & this.mask;
+      this.items[slot] = (this.items[slot] as number) - shift;
+    }
+    this.base = oldest;
   }
 
   private resize(capacity: number): void {
-    const items = new Float64Array(capacity);
+    const items = new Int32Array(capacity);
     const firstRun = Math.min(this.size, this.items.length - this.head);
     items.set(this.items.subarray(this.head, this.head + firstRun), 0);
     items.set(this.items.subarray(0, this.size - firstRun), firstRun);

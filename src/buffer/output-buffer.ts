@@ -213,7 +213,9 @@ export class OutputBuffer {
     const maxLineChars = this.maxChars - this.lineExtra;
     // The renderer's own test for taking whole lines as one run (each line is within the bound when the run is).
     if (firstEnd > 0 && lastEnd - 1 - firstEnd > maxLineChars) return false;
-    const live = Math.min(this.store.oldestSpan, this.raw.oldestSpan, this.renderer.oldestSpan);
+    // Integers throughout (no Infinity for "none"): see OffsetRing on what a double costs in JavaScriptCore.
+    const end = this.ring.end;
+    const live = Math.min(this.store.oldestSpanOr(end), this.raw.oldestSpanOr(end), this.renderer.oldestSpanOr(end));
     const span = this.ring.write(bytes, live);
     if (span === undefined) return false;
     const alternate = this.renderer.alternateScreen;
