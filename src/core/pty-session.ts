@@ -249,7 +249,8 @@ export class PtySession {
     // (profiled, docs/PERFORMANCE.md); the other kinds, a few per PTY, are matched exhaustively as everywhere.
     if (event.kind === 'output') {
       this.screen.noteOutput();
-      this.activity.next(OUTPUT_ACTIVITY);
+      // Most chunks have no listener (no wait, no watch rule): a Subject's next still costs a closure and a loop.
+      if (this.activity.observed) this.activity.next(OUTPUT_ACTIVITY);
       return;
     }
     match(event)

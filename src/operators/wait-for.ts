@@ -55,7 +55,8 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
   const { scan, quietMs, timeoutMs, abort$ = NEVER, scheduler } = options;
   return (activity$) =>
     defer(() => {
-      const events$ = activity$.pipe(share());
+      // Shared only when the quiet timer listens too: a share is one more Subject every chunk passes through.
+      const events$ = quietMs === undefined ? activity$ : activity$.pipe(share());
       const fromActivity$ = events$.pipe(
         endWith({ kind: 'exit' } as const),
         map((event): WaitOutcome<M> | undefined => {
