@@ -36,6 +36,7 @@ function engineOnly(source: string, ignoreCase: boolean): LinearPattern {
     test,
     matchingLines: (text) => joinedThenLines(text, multiline, test, undefined),
     mayMatchAscii: () => true,
+    rulesOutAscii: false,
   };
 }
 

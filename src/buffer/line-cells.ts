@@ -13,6 +13,8 @@ const SMALL_PART_CHARS = 1_024;
  * a long line kept as bytes (ByteRing) holds its part of the ring for as long as it keeps its columns.
  */
 export const CUT_STEPS_PER_BOUND = 4;
+const NO_BYTES = new Uint8Array(0);
+const NOT_ASCII = /[^\x00-\x7f]/;
 /** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
 const DECODE_SLICE = 8_192;
 
@@ -47,6 +49,8 @@ export class LineCells {
   /** Longest the line has been; the cut point follows from it alone, so it is the same for any chunking. */
   private peak = 0;
   private partialCache: string | undefined = '';
+  /** Where `partialTailAscii` joins a tail that spans more than one span (made on first need). */
+  private tailScratch: Buffer | undefined;
 
   constructor(
     readonly maxChars: number,
@@ -70,6 +74,41 @@ export class LineCells {
     // A line kept as bytes is not kept a second time as its text (up to the bound, per PTY): it is made per read.
     if (this.spans.none) this.partialCache = text;
     return text;
+  }
+
+  /**
+   * The bytes of `partialTail(limit)` when all of its characters are ASCII and the line is still only appended to:
+   * in place when one span (ring bytes) holds them, else joined into a scratch buffer of this line's, ASCII text
+   * runs written in as bytes; valid only until the next write. Undefined when a character is not ASCII or the line
+   * was rewritten (then make the string). What a scanner looks in for a required literal before it makes the tail's
+   * text after every chunk of a flood with no line feed (whose short chunks are text runs between the spans).
+   */
+  partialTailAscii(limit: number): Uint8Array | undefined {
+    const ring = this.ring;
+    if (ring === undefined || this.partialCache !== undefined || this.cells !== undefined) return undefined;
+    const start = Math.max(this.visibleStart(), this.length - limit);
+    const need = Math.max(this.length - start, 0);
+    if (need === 0) return NO_BYTES;
+    const last = this.parts[this.parts.length - 1];
+    if (last !== undefined && typeof last !== 'string' && last.length >= need)
+      return ring.view(last, last.length - need);
+    this.tailScratch ??= Buffer.allocUnsafe(limit);
+    const scratch = this.tailScratch.length >= need ? this.tailScratch : Buffer.allocUnsafe(need);
+    this.tailScratch = scratch;
+    let at = need;
+    for (let p = this.parts.length - 1; p >= 0 && at > 0; p--) {
+      const part = this.parts[p] as KeptText;
+      const take = Math.min(part.length, at);
+      if (typeof part === 'string') {
+        const text = take === part.length ? part : part.slice(part.length - take);
+        if (NOT_ASCII.test(text)) return undefined;
+        scratch.write(text, at - take, take, 'latin1');
+      } else {
+        scratch.set(ring.view(part, part.length - take), at - take);
+      }
+      at -= take;
+    }
+    return at === 0 ? scratch.subarray(0, need) : undefined;
   }
 
   /** The last `limit` characters of `partial()`: the runs (or cells) they are in, not the whole line. */

@@ -317,6 +317,11 @@ export class LineRenderer {
     return this.line.partialTail(limit);
   }
 
+  /** `partialTail(limit)` as its bytes when it is all kept as bytes (see LineCells.partialTailAscii). */
+  partialTailAscii(limit: number): Uint8Array | undefined {
+    return this.line.partialTailAscii(limit);
+  }
+
   /** Length of `partial()` without building it. */
   get partialLength(): number {
     return this.line.partialLength;

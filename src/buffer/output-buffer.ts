@@ -18,6 +18,8 @@ import { LineStore } from './line-store.js';
 import { type RawChunk, RawTail } from './raw-tail.js';
 import { replayModes } from './replay-modes.js';
 
+const NO_TAIL_BYTES = new Uint8Array(0);
+
 export interface OutputBufferOptions {
   /** The bound on rendered lines: each line costs its length + 1 (its newline) + `lineOverheadChars`. */
   readonly maxChars?: number;
@@ -325,6 +327,15 @@ export class OutputBuffer {
   partialTail(limit: number): string {
     integerAtLeast('limit', limit, 0);
     return this.hasPartial() ? this.renderer.partialTail(limit) : '';
+  }
+
+  /**
+   * `partialTail(limit)` as its bytes (ASCII, one character each) when the line holds them all as bytes, in place and
+   * valid only until the next append; undefined when it holds some as text.
+   */
+  partialTailAscii(limit: number): Uint8Array | undefined {
+    integerAtLeast('limit', limit, 0);
+    return this.hasPartial() ? this.renderer.partialTailAscii(limit) : NO_TAIL_BYTES;
   }
 
   /** The newest `limit` lines. */

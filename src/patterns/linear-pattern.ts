@@ -26,6 +26,8 @@ export interface LinearPattern {
    * is not in them. Looked for in the bytes, so a flood kept as bytes is scanned without making its text.
    */
   mayMatchAscii(bytes: Uint8Array): boolean;
+  /** Whether `mayMatchAscii` can ever say false (the pattern requires a literal it can look for in bytes). */
+  readonly rulesOutAscii: boolean;
 }
 
 /** A line of a text, as offsets: `text.slice(start, end)`; `end` is at its `\n`. */
@@ -81,6 +83,7 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
     ignoreCase,
     test,
     mayMatchAscii: (bytes) => inAscii === undefined || inAscii(bytes),
+    rulesOutAscii: inAscii !== undefined,
     matchingLines: (text) =>
       lineByLine ? eachLineTested(text, test, finder) : joinedThenLines(text, multiline, test, finder),
   };

@@ -9,6 +9,8 @@ export interface ScannedLines {
   completedPartsFrom(lineNumber: number): { parts: readonly OutputPart[]; firstLines: readonly number[] };
   partialLine(): string;
   partialTail(limit: number): string;
+  /** `partialTail(limit)` as its bytes when they are all kept as bytes (valid until the next append), else undefined. */
+  partialTailAscii(limit: number): Uint8Array | undefined;
 }
 
 export interface OutputMatch {
@@ -76,6 +78,12 @@ export function outputScanner(
           unfinished: false,
         };
       }
+    }
+    // The unfinished line is tested after every chunk: one kept as bytes without the pattern's required literal is
+    // ruled out from its bytes, its text never made (a flood with no line feed made 4 KiB of it per chunk).
+    if (pattern.rulesOutAscii) {
+      const bytes = lines.partialTailAscii(MAX_PARTIAL_MATCH_CHARS);
+      if (bytes !== undefined && !pattern.mayMatchAscii(bytes)) return undefined;
     }
     const tail = lines.partialTail(MAX_PARTIAL_MATCH_CHARS);
     if (tail === '' || (completed + 1 === mark.line && tail === mark.partialTail)) return undefined;

@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 import { OffsetRing } from '../../src/buffer/offset-ring.js';
 
-type Step = { kind: 'push'; step: number } | { kind: 'drop'; count: number };
-
 const step = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('push' as const), step: fc.integer({ min: 0, max: 5_000 }) }) },
   // Long strides, so values climb past the base's reach while the ring holds entries, and jumps past 32 bits.

@@ -68,7 +68,19 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     fc.nat({ max: 9_999 }).map((n) => `${'x'.repeat(n % 90)}${n}\n`),
     fc.constantFrom('\n', 'tail', 'more'),
   );
-  const other = fc.constantFrom('\r\n', '\r', '\x1b[31m', '\x1b[0m', '\b', '\t', 'é', '中\n', '\x1b[?1049h', '\x1b');
+  const other = fc.constantFrom(
+    '\r\n',
+    '\r',
+    '\x1b[31m',
+    '\x1b[0m',
+    '\b',
+    '\t',
+    'é',
+    '中\n',
+    '中',
+    '\x1b[?1049h',
+    '\x1b',
+  );
   /** Long runs without a line feed: what the open line keeps as bytes (cut many times over when the bound is small). */
   const longRun = fc
     .tuple(fc.integer({ min: 900, max: 7_000 }), fc.constantFrom('', 'end\n', 'a\nb'))
@@ -114,8 +126,19 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     };
   }
 
+  /** Where `partialTailAscii` gives bytes, they are `partialTail`'s characters; counts the tails it gave. */
+  function tailBytesAgree(buffer: OutputBuffer, counts: { tails: number }): void {
+    for (const limit of [1, 37, 1_500, 10_000]) {
+      const tailBytes = buffer.partialTailAscii(limit);
+      if (tailBytes === undefined) continue;
+      expect(Buffer.from(tailBytes).toString('latin1')).toBe(buffer.partialTail(limit));
+      if (tailBytes.length > 0) counts.tails++;
+    }
+  }
+
   it('property: every read the same as the string way, with a roomy ring, a tiny one, and none', () => {
     const outcomes = { kept: 0, refused: 0 };
+    const counts = { tails: 0 };
     const write = jest.spyOn(ByteRing.prototype, 'write');
     const openLine = jest.spyOn(LineRenderer.prototype, 'putKept');
     fc.assert(
@@ -140,6 +163,7 @@ describe('OutputBuffer keeping plain output as bytes', () => {
             const decoded = decoder.writeUnlessAscii(bytes);
             if (decoded === undefined) piped.appendAscii(bytes);
             else piped.append(decoded, bytes);
+            for (const buffer of [roomy, tiny, piped]) tailBytesAgree(buffer, counts);
             expect(reads(roomy, offsets)).toEqual(reads(strings, offsets));
             expect(reads(tiny, offsets)).toEqual(reads(strings, offsets));
             expect(reads(piped, offsets)).toEqual(reads(strings, offsets));
@@ -155,6 +179,7 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     expect(outcomes.kept).toBeGreaterThan(1_000);
     expect(outcomes.refused).toBeGreaterThan(100);
     expect(openLine.mock.calls.length).toBeGreaterThan(50);
+    expect(counts.tails).toBeGreaterThan(200);
   });
 
   it('keeps a flood of plain lines in its ring, not as strings: a full buffer of them reads back exactly', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { isAscii } from 'node:buffer';
+import { LineCells } from '../../src/buffer/line-cells.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { compileLinearPattern } from '../../src/patterns/linear-pattern.js';
 import { markOf, outputScanner } from '../../src/patterns/output-scanner.js';
@@ -33,6 +34,46 @@ describe('outputScanner', () => {
     const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', '^done 100%$'), markOf(buffer));
     feed(buffer, 'a\nb\nc\ndone 10%\rdone 100%\n');
     expect(scan()).toEqual({ line: 4, text: 'done 100%', unfinished: false });
+  });
+
+  describe('an unfinished line kept as bytes (a flood with no line feed)', () => {
+    afterEach(() => jest.restoreAllMocks());
+
+    it('rules it out from its bytes without making its text, chunk after chunk, short chunks among them', () => {
+      const buffer = new OutputBuffer();
+      const scan = outputScanner(
+        buffer,
+        compileLinearPattern('wait.pattern', 'never-printed-[0-9]{3}'),
+        markOf(buffer),
+      );
+      const tailText = jest.spyOn(LineCells.prototype, 'partialTail');
+      // Large chunks are kept as bytes, short ones (under 1 KiB) as text runs between them: the tail mixes both.
+      for (let n = 0; n < 60; n++) {
+        feed(buffer, `${n}`.padEnd([3_000, 500, 40][n % 3] as number, 'z'));
+        expect(scan()).toBeUndefined();
+      }
+      expect(tailText).not.toHaveBeenCalled();
+    });
+
+    it.each([
+      ['inside one kept run', ['z'.repeat(2_000), `${'z'.repeat(1_500)}ready> `], 'ready> '],
+      [
+        'across two kept runs (the tail joined from both)',
+        [`${'z'.repeat(2_000)}rea`, `dy> ${'q'.repeat(1_100)}`],
+        'ready> ',
+      ],
+      // Not ASCII: the tail's bytes cannot stand for its text, so it is tested as text.
+      ['after a kept run, in text that is not ASCII', ['z'.repeat(2_000), 'café> '], 'café> '],
+    ])('finds a prompt %s', (_, chunks, prompt) => {
+      const buffer = new OutputBuffer();
+      const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', prompt), markOf(buffer));
+      feed(buffer, chunks[0] as string);
+      expect(scan()).toBeUndefined();
+      feed(buffer, chunks[1] as string);
+      const found = scan();
+      expect(found).toEqual({ line: 1, text: buffer.partialLine(), unfinished: true });
+      expect(found?.text).toContain(prompt);
+    });
   });
 
   it('finds the same first line as testing every finished line alone, however the output is cut', () => {
