@@ -317,7 +317,7 @@ export class LineRenderer {
     return this.line.partialTail(limit);
   }
 
-  /** `partialTail(limit)` as its bytes when it is all kept as bytes (see LineCells.partialTailAscii). */
+  /** `partialTail(limit)` as bytes when it is all ASCII (see LineCells.partialTailAscii). */
   partialTailAscii(limit: number): Uint8Array | undefined {
     return this.line.partialTailAscii(limit);
   }

@@ -330,8 +330,8 @@ export class OutputBuffer {
   }
 
   /**
-   * `partialTail(limit)` as its bytes (ASCII, one character each) when the line holds them all as bytes, in place and
-   * valid only until the next append; undefined when it holds some as text.
+   * `partialTail(limit)` as bytes (one per character) when it is all ASCII and the line has only been appended to,
+   * valid only until the next append; undefined otherwise (see LineCells.partialTailAscii).
    */
   partialTailAscii(limit: number): Uint8Array | undefined {
     integerAtLeast('limit', limit, 0);

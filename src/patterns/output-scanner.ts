@@ -9,7 +9,7 @@ export interface ScannedLines {
   completedPartsFrom(lineNumber: number): { parts: readonly OutputPart[]; firstLines: readonly number[] };
   partialLine(): string;
   partialTail(limit: number): string;
-  /** `partialTail(limit)` as its bytes when they are all kept as bytes (valid until the next append), else undefined. */
+  /** `partialTail(limit)` as bytes when it is all ASCII and the line only appended to (valid until the next append). */
   partialTailAscii(limit: number): Uint8Array | undefined;
 }
 
@@ -79,8 +79,8 @@ export function outputScanner(
         };
       }
     }
-    // The unfinished line is tested after every chunk: one kept as bytes without the pattern's required literal is
-    // ruled out from its bytes, its text never made (a flood with no line feed made 4 KiB of it per chunk).
+    // The unfinished line is tested after every chunk: an ASCII one without the pattern's required literal is ruled
+    // out from its bytes, its text never made (a flood with no line feed made 4 KiB of it per chunk).
     if (pattern.rulesOutAscii) {
       const bytes = lines.partialTailAscii(MAX_PARTIAL_MATCH_CHARS);
       if (bytes !== undefined && !pattern.mayMatchAscii(bytes)) return undefined;
