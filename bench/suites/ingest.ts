@@ -12,7 +12,7 @@ import { fullGc, log, MiB, rotation } from '../lib/util.js';
 interface Sample {
   readonly seconds: number;
   readonly cpuMs: number;
-  /** The same CPU split: the host's main thread, and its other threads (V8's GC and compiler workers). */
+  /** The same CPU split: the host's main thread, JavaScriptCore's compiler thread, and its other threads. */
   readonly threads: ThreadCpu;
   /** The host's minor page faults: each one new memory the host wrote (17–19 µs apiece on the bench machine). */
   readonly faults: number;
@@ -171,7 +171,8 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
       // (docs/PERFORMANCE.md).
       for (const [part, pick] of [
         ['main thread', (t: ThreadCpu) => t.mainMs],
-        ['other threads (GC and compiler)', (t: ThreadCpu) => t.otherMs],
+        ["JIT compiler thread (JavaScriptCore's JITWorker; none in Node)", (t: ThreadCpu) => t.compilerMs],
+        ['other threads (GC; in Node the compiler too)', (t: ThreadCpu) => t.otherMs],
       ] as const) {
         const partPerMiB = (x: Sample) => pick(x.threads) / (bytes / MiB);
         rows.push({
