@@ -148,6 +148,42 @@ export function partText(part: OutputPart): string {
   return typeof part === 'string' ? part : asciiText(part);
 }
 
+/** No bytes: the tail of an empty line. */
+export const NO_BYTES = new Uint8Array(0);
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * The last `need` characters of `parts` (kept texts, in order) as bytes, when they are all ASCII: in place when the
+ * last part is a span that holds them all, else joined into `scratch` (at least `need` long), text runs written in as
+ * bytes. Undefined when one is not ASCII or `parts` hold fewer. Valid only until the next write of the ring or of
+ * `scratch`.
+ */
+export function keptTailAscii(
+  ring: ByteRing,
+  parts: readonly KeptText[],
+  need: number,
+  scratch: Buffer,
+): Uint8Array | undefined {
+  if (need === 0) return NO_BYTES;
+  const last = parts[parts.length - 1];
+  if (last !== undefined && typeof last !== 'string' && last.length >= need) return ring.view(last, last.length - need);
+  let at = need;
+  for (let p = parts.length - 1; p >= 0 && at > 0; p--) {
+    const part = parts[p] as KeptText;
+    const take = Math.min(part.length, at);
+    if (typeof part === 'string') {
+      const text = take === part.length ? part : part.slice(part.length - take);
+      if (NOT_ASCII.test(text)) return undefined;
+      scratch.write(text, at - take, take, 'latin1');
+    } else {
+      scratch.set(ring.view(part, part.length - take), at - take);
+    }
+    at -= take;
+  }
+  return at === 0 ? scratch.subarray(0, need) : undefined;
+}
+
 /** `text.slice(from, to)` of a kept text (a span's needs `ring`, which a holder of spans always has). */
 export function keptSlice(ring: ByteRing | undefined, text: KeptText, from = 0, to = text.length): string {
   if (typeof text === 'string') return from === 0 && to === text.length ? text : text.slice(from, to);

@@ -1,6 +1,14 @@
 import { MAX_TERMINAL_DIMENSION } from '../limits.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
-import { type ByteRing, HeldSpans, type KeptText, keptCharCodeAt, keptSlice, type RingSpan } from './byte-ring.js';
+import {
+  type ByteRing,
+  HeldSpans,
+  type KeptText,
+  keptCharCodeAt,
+  keptSlice,
+  keptTailAscii,
+  type RingSpan,
+} from './byte-ring.js';
 
 const SPACE = 0x20;
 /** First capacity of a line's cells; it doubles as the line grows. */
@@ -13,8 +21,6 @@ const SMALL_PART_CHARS = 1_024;
  * a long line kept as bytes (ByteRing) holds its part of the ring for as long as it keeps its columns.
  */
 export const CUT_STEPS_PER_BOUND = 4;
-const NO_BYTES = new Uint8Array(0);
-const NOT_ASCII = /[^\x00-\x7f]/;
 /** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
 const DECODE_SLICE = 8_192;
 
@@ -84,31 +90,10 @@ export class LineCells {
    * text after every chunk of a flood with no line feed (whose short chunks are text runs between the spans).
    */
   partialTailAscii(limit: number): Uint8Array | undefined {
-    const ring = this.ring;
-    if (ring === undefined || this.partialCache !== undefined || this.cells !== undefined) return undefined;
-    const start = Math.max(this.visibleStart(), this.length - limit);
-    const need = Math.max(this.length - start, 0);
-    if (need === 0) return NO_BYTES;
-    const last = this.parts[this.parts.length - 1];
-    if (last !== undefined && typeof last !== 'string' && last.length >= need)
-      return ring.view(last, last.length - need);
-    this.tailScratch ??= Buffer.allocUnsafe(limit);
-    const scratch = this.tailScratch.length >= need ? this.tailScratch : Buffer.allocUnsafe(need);
-    this.tailScratch = scratch;
-    let at = need;
-    for (let p = this.parts.length - 1; p >= 0 && at > 0; p--) {
-      const part = this.parts[p] as KeptText;
-      const take = Math.min(part.length, at);
-      if (typeof part === 'string') {
-        const text = take === part.length ? part : part.slice(part.length - take);
-        if (NOT_ASCII.test(text)) return undefined;
-        scratch.write(text, at - take, take, 'latin1');
-      } else {
-        scratch.set(ring.view(part, part.length - take), at - take);
-      }
-      at -= take;
-    }
-    return at === 0 ? scratch.subarray(0, need) : undefined;
+    if (this.ring === undefined || this.partialCache !== undefined || this.cells !== undefined) return undefined;
+    const need = Math.max(this.length - Math.max(this.visibleStart(), this.length - limit), 0);
+    if (this.tailScratch === undefined || this.tailScratch.length < need) this.tailScratch = Buffer.allocUnsafe(limit);
+    return keptTailAscii(this.ring, this.parts, need, this.tailScratch);
   }
 
   /** The last `limit` characters of `partial()`: the runs (or cells) they are in, not the whole line. */

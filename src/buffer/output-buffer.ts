@@ -9,7 +9,7 @@ import {
   PLAIN_RING_SLACK_BYTES,
 } from '../limits.js';
 import { asciiText } from '../text/ascii-text.js';
-import { ByteRing, type OutputPart } from './byte-ring.js';
+import { ByteRing, NO_BYTES, type OutputPart } from './byte-ring.js';
 import { CUT_STEPS_PER_BOUND } from './line-cells.js';
 import { LineRenderer } from './line-renderer.js';
 import type { ParserStart } from './escape-parser.js';
@@ -17,8 +17,6 @@ import { type LineScanner, lineScanner } from './line-scan.js';
 import { LineStore } from './line-store.js';
 import { type RawChunk, RawTail } from './raw-tail.js';
 import { replayModes } from './replay-modes.js';
-
-const NO_TAIL_BYTES = new Uint8Array(0);
 
 export interface OutputBufferOptions {
   /** The bound on rendered lines: each line costs its length + 1 (its newline) + `lineOverheadChars`. */
@@ -335,7 +333,7 @@ export class OutputBuffer {
    */
   partialTailAscii(limit: number): Uint8Array | undefined {
     integerAtLeast('limit', limit, 0);
-    return this.hasPartial() ? this.renderer.partialTailAscii(limit) : NO_TAIL_BYTES;
+    return this.hasPartial() ? this.renderer.partialTailAscii(limit) : NO_BYTES;
   }
 
   /** The newest `limit` lines. */
