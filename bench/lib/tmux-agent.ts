@@ -1,19 +1,21 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fixedEnvironment } from '../../src/engine/environment.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../../src/limits.js';
+import { ClientRunner } from './client-runner.js';
 
 /**
  * A program in a private tmux server (`tmux -L NAME`), driven the way terminal agents drive tmux: one `tmux`
- * client process per action (`send-keys`, `capture-pane`), started with execFile and awaited. Same size as the
+ * client process per action (`send-keys`, `capture-pane`), started and awaited. An agent's harness starts them, so a
+ * runner process does here (client-runner.ts), not the host the bench measures the plugin in. Same size as the
  * plugin's default PTY (40×120, no status line) and the same environment (`env -i` + fixedEnvironment), like the
  * screen tests' oracle (test/support/screen-rig.ts), but asynchronous, so the host's event loop keeps turning.
  */
 export class TmuxAgent {
   private readonly name = `lpty-loop-${process.pid}-${Math.random().toString(16).slice(2, 8)}`;
   private readonly dir = mkdtempSync(join(tmpdir(), 'lpty-loop-'));
+  private readonly runner = new ClientRunner();
   /** tmux client processes started so far: what an agent pays per look. */
   invocations = 0;
 
@@ -58,14 +60,7 @@ export class TmuxAgent {
   /** One client process: `tmux -L NAME ARGS…`, resolving with its stdout. */
   tmux(args: readonly string[]): Promise<string> {
     this.invocations++;
-    return new Promise((resolve, reject) => {
-      execFile(
-        'tmux',
-        ['-L', this.name, ...args],
-        { encoding: 'utf8', env: { ...process.env, TMUX: '' }, maxBuffer: 64 * 1024 * 1024 },
-        (err, stdout) => (err ? reject(err) : resolve(stdout)),
-      );
-    });
+    return this.runner.run(['tmux', '-L', this.name, ...args], { ...process.env, TMUX: '' });
   }
 
   /** The text typed literally, then Enter: one client process (tmux's own `;` chains the two commands). */
@@ -85,6 +80,7 @@ export class TmuxAgent {
   /** Ends the server and its program; never throws (the bench calls it in `finally`). */
   async kill(): Promise<void> {
     await this.tmux(['kill-server']).catch(() => undefined);
+    this.runner.close();
     rmSync(this.dir, { recursive: true, force: true });
     // A killed server leaves its socket behind: where `-L` put it (tmux's own rule: TMUX_TMPDIR or /tmp).
     rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${userInfo().uid}`, this.name), { force: true });
