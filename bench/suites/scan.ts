@@ -1,7 +1,7 @@
 import { RE2JS } from 're2js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { compileLinearPattern, joinedThenLines, type LinearPattern } from '../../src/patterns/linear-pattern.js';
-import { markOf, outputScanner } from '../../src/patterns/output-scanner.js';
+import { markOf, OutputScanner } from '../../src/patterns/output-scanner.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
 import { pairedInfoRow, type Row } from '../lib/report.js';
@@ -43,12 +43,12 @@ function engineOnly(source: string, ignoreCase: boolean): LinearPattern {
 /** Milliseconds spent in a pending wait's scans while `chunks` arrive, one scan per chunk as the plugin runs them. */
 function scanTime(pattern: LinearPattern, chunks: readonly string[]): number {
   const target = new OutputBuffer();
-  const scan = outputScanner(target, pattern, markOf(target));
+  const scanner = new OutputScanner(target, pattern, markOf(target));
   let spent = 0;
   for (const chunk of chunks) {
     target.append(chunk);
     const t0 = performance.now();
-    const match = scan();
+    const match = scanner.scan();
     spent += performance.now() - t0;
     if (match !== undefined) throw new Error(`${pattern.source} matched line ${match.line}: ${match.text}`);
   }

@@ -11,7 +11,6 @@ import {
   Subject,
   switchMap,
   takeUntil,
-  tap,
   timer,
 } from 'rxjs';
 import { match } from 'ts-pattern';
@@ -21,6 +20,7 @@ import type { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { intoBuffer } from '../operators/into-buffer.js';
+import { tapHandler, type EventHandler } from '../operators/tap-handler.js';
 import { eventShapes, type PtyEvent } from '../streams/pty-events.js';
 import { ptyProcess$, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
 import { type MemberList, NO_MEMBERS, type TerminationReport } from '../streams/session-report.js';
@@ -62,6 +62,9 @@ export interface PtySessionDeps {
 /** One object for every chunk's activity event: it carries nothing but its kind. */
 const OUTPUT_ACTIVITY: PtyActivity = { kind: 'output' };
 
+/** What of an event goes into the buffer. Defined once, not per PTY: every chunk calls it (see tapHandler). */
+const outputOf = (event: PtyEvent) => (event.kind === 'output' ? event : undefined);
+
 /** One empty buffer, made anew whenever a PTY's buffer is let go: see ShapeKeeper. Exported for tests. */
 export const bufferShapes = new ShapeKeeper(() => new OutputBuffer());
 
@@ -75,7 +78,7 @@ export interface StopOutcome {
  * buffer; kill, timeout, owner deletion and plugin close are merged into one stop signal whose first reason wins
  * (for the status), and each of them sweeps the session; finalize settles `ended` on every path.
  */
-export class PtySession {
+export class PtySession implements EventHandler<PtyEvent> {
   readonly buffer = new OutputBuffer();
   status: PtyStatus = 'starting';
   exitCode: number | null = null;
@@ -192,8 +195,8 @@ export class PtySession {
     stop$.pipe(takeUntil(this.ended$)).subscribe((reason) => this.beginTermination(reason));
     (deps.spawn ?? ptyProcess$)(this.spec, { reaper: deps.reaper })
       .pipe(
-        intoBuffer(this.buffer, (e: PtyEvent) => (e.kind === 'output' ? e : undefined)),
-        tap((event) => this.onEvent(event)),
+        intoBuffer(this.buffer, outputOf),
+        tapHandler(this),
         takeUntil(merge(this.abortStart$, this.cut$)),
         finalize(() => this.settle()),
       )
@@ -244,7 +247,8 @@ export class PtySession {
     return written;
   }
 
-  private onEvent(event: PtyEvent): void {
+  /** Each event of its process stream, once it is in the buffer: the session's own pipeline calls it (see start). */
+  onEvent(event: PtyEvent): void {
     // The event of every chunk goes the short way: ts-pattern's match per chunk cost ≈0.45 ms per MiB of a flood
     // (profiled, docs/PERFORMANCE.md); the other kinds, a few per PTY, are matched exhaustively as everywhere.
     if (event.kind === 'output') {

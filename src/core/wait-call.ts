@@ -3,7 +3,7 @@ import { PtyError } from '../errors.js';
 import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_OUTPUT_LINES } from '../limits.js';
 import { waitFor, type WaitOutcome } from '../operators/wait-for.js';
 import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pattern.js';
-import { markOf, outputScanner, type OutputMark, type OutputMatch } from '../patterns/output-scanner.js';
+import { markOf, OutputScanner, type OutputMark, type OutputMatch } from '../patterns/output-scanner.js';
 import type { WaitReport } from '../protocol/tool-results.js';
 import type { WaitInput } from '../protocol/wait-schema.js';
 import { ALTERNATE_NOTE, screenIfFullScreen } from './screen-read.js';
@@ -59,7 +59,7 @@ export function startWait(
     subscription = session.activity$
       .pipe(
         waitFor<OutputMatch>({
-          ...(spec.pattern ? { scan: outputScanner(buffer, spec.pattern, mark) } : {}),
+          ...(spec.pattern ? { scanner: new OutputScanner(buffer, spec.pattern, mark) } : {}),
           ...(spec.quietMs === undefined ? {} : { quietMs: spec.quietMs }),
           timeoutMs: spec.timeoutMs,
           abort$:

@@ -1,4 +1,5 @@
-import { type MonoTypeOperatorFunction, tap } from 'rxjs';
+import type { MonoTypeOperatorFunction } from 'rxjs';
+import { tapHandler, type EventHandler } from './tap-handler.js';
 
 /** A chunk of output as an event carries it: a PTY's output event is one. */
 export interface OutputChunk {
@@ -33,11 +34,21 @@ export function intoBuffer<T>(
   buffer: OutputSink,
   pick: (event: T) => OutputChunk | undefined,
 ): MonoTypeOperatorFunction<T> {
-  return tap((event) => {
-    const chunk = pick(event);
+  return tapHandler(new BufferIngest(buffer, pick));
+}
+
+/** A class, not a closure: every chunk goes through it (see tapHandler); `pick` too should be defined once. */
+class BufferIngest<T> implements EventHandler<T> {
+  constructor(
+    private readonly buffer: OutputSink,
+    private readonly pick: (event: T) => OutputChunk | undefined,
+  ) {}
+
+  onEvent(event: T): void {
+    const chunk = this.pick(event);
     if (chunk === undefined) return;
     if (chunk.ascii === true && chunk.source !== undefined) {
-      if (chunk.source.length > 0) buffer.appendAscii(chunk.source);
-    } else if (chunk.text !== '') buffer.append(chunk.text, chunk.source);
-  });
+      if (chunk.source.length > 0) this.buffer.appendAscii(chunk.source);
+    } else if (chunk.text !== '') this.buffer.append(chunk.text, chunk.source);
+  }
 }

@@ -1,14 +1,14 @@
 import {
   defer,
-  endWith,
   filter,
   map,
   merge,
   NEVER,
-  type Observable,
+  Observable,
   type OperatorFunction,
   type SchedulerLike,
   share,
+  Subscriber,
   take,
   timer,
 } from 'rxjs';
@@ -28,9 +28,15 @@ export type WaitOutcome<M> =
   | { readonly reason: 'match'; readonly match: M }
   | { readonly reason: Exclude<WaitReason, 'match'> };
 
+/** Looks at the output after each chunk (OutputScanner is one). */
+export interface Scanner<M> {
+  /** The first match in the output that arrived since the last call, if any. */
+  scan(): M | undefined;
+}
+
 export interface WaitForOptions<M> {
-  /** Called after each chunk: the first match in the output that arrived since the last call, if any. */
-  readonly scan?: () => M | undefined;
+  /** Called after each chunk. */
+  readonly scanner?: Scanner<M>;
   /** End once no chunk has arrived for this long, counted from the latest chunk (so never before the first one). */
   readonly quietMs?: number;
   readonly timeoutMs: number;
@@ -49,35 +55,16 @@ export interface WaitForOptions<M> {
  * comes before the exit event); a chunk at the very instant the quiet or timeout timer fires wins over it.
  *
  * @example
- * session.activity$.pipe(waitFor({ scan, quietMs: 500, timeoutMs: 30_000, abort$: fromEvent(signal, 'abort') }))
+ * session.activity$.pipe(waitFor({ scanner, quietMs: 500, timeoutMs: 30_000, abort$: fromEvent(signal, 'abort') }))
  */
 export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActivity, WaitOutcome<M>> {
-  const { scan, quietMs, timeoutMs, abort$ = NEVER, scheduler } = options;
+  const { scanner, quietMs, timeoutMs, abort$ = NEVER, scheduler } = options;
   return (activity$) =>
     defer(() => {
       // Shared only when the quiet timer listens too: a share is one more Subject every chunk passes through.
       const events$ = quietMs === undefined ? activity$ : activity$.pipe(share());
-      const fromActivity$ = events$.pipe(
-        endWith({ kind: 'exit' } as const),
-        map((event): WaitOutcome<M> | undefined => {
-          // Output, the event of every chunk, goes the short way (see PtySession.onEvent); the rest is matched.
-          if (event.kind === 'output') {
-            const found = scan?.();
-            return found === undefined ? undefined : { reason: 'match', match: found };
-          }
-          return match(event)
-            .with({ kind: 'stopping' }, ({ reason }): WaitOutcome<M> | undefined =>
-              match(reason)
-                .with('kill', () => ({ reason: 'killed' }) as const)
-                .with('owner-deleted', () => ({ reason: 'owner_deleted' }) as const)
-                .with('close', () => ({ reason: 'closed' }) as const)
-                .with('timeout', () => undefined)
-                .exhaustive(),
-            )
-            .with({ kind: 'exit' }, () => ({ reason: 'exit' }) as const)
-            .exhaustive();
-        }),
-        filter((outcome): outcome is WaitOutcome<M> => outcome !== undefined),
+      const fromActivity$ = new Observable<WaitOutcome<M>>((subscriber) =>
+        events$.subscribe(new ActivityOutcomes(subscriber, scanner)),
       );
       const quiet$: Observable<WaitOutcome<M>> =
         quietMs === undefined
@@ -91,4 +78,55 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
       const aborted$ = abort$.pipe(map(() => ({ reason: 'aborted' }) as const));
       return merge(fromActivity$, quiet$, timeout$, aborted$).pipe(take(1));
     });
+}
+
+/**
+ * The outcomes of a PTY's activity events, those that end the wait, then `exit` when the activity ends: what
+ * `map(outcomeOf)`, `filter` and `endWith` would do, as a class, since it runs after every chunk (see tapHandler).
+ * A scanner that throws ends the wait with its error.
+ */
+class ActivityOutcomes<M> extends Subscriber<PtyActivity> {
+  constructor(
+    destination: Subscriber<WaitOutcome<M>>,
+    private readonly scanner: Scanner<M> | undefined,
+  ) {
+    super(destination);
+  }
+
+  protected override _next(event: PtyActivity): void {
+    let outcome: WaitOutcome<M> | undefined;
+    try {
+      outcome = outcomeOf(event, this.scanner);
+    } catch (err) {
+      this.error(err);
+      return;
+    }
+    if (outcome !== undefined) this.destination.next(outcome);
+  }
+
+  protected override _complete(): void {
+    this.destination.next(EXIT_OUTCOME);
+    super._complete();
+  }
+}
+
+const EXIT_OUTCOME = { reason: 'exit' } as const;
+
+function outcomeOf<M>(event: PtyActivity, scanner: Scanner<M> | undefined): WaitOutcome<M> | undefined {
+  // Output, the event of every chunk, goes the short way (see PtySession.onEvent); the rest is matched.
+  if (event.kind === 'output') {
+    const found = scanner?.scan();
+    return found === undefined ? undefined : { reason: 'match', match: found };
+  }
+  return match(event)
+    .with({ kind: 'stopping' }, ({ reason }): WaitOutcome<M> | undefined =>
+      match(reason)
+        .with('kill', () => ({ reason: 'killed' }) as const)
+        .with('owner-deleted', () => ({ reason: 'owner_deleted' }) as const)
+        .with('close', () => ({ reason: 'closed' }) as const)
+        .with('timeout', () => undefined)
+        .exhaustive(),
+    )
+    .with({ kind: 'exit' }, () => EXIT_OUTCOME)
+    .exhaustive();
 }

@@ -45,25 +45,35 @@ export function lineNumbers(text: string, firstLine: number, starts: readonly nu
 }
 
 /**
- * Finds `pattern` in the output that arrived after `mark`, one call per chunk. Each call tests only the lines
- * completed since the previous call (each finished line is tested once, one engine pass per part of the text as
+ * Finds `pattern` in the output that arrived after `mark`, one `scan` per chunk. Each scan tests only the lines
+ * completed since the previous one (each finished line is tested once, one engine pass per part of the text as
  * the buffer keeps it, never copied into one string) plus the unfinished line's last MAX_PARTIAL_MATCH_CHARS
- * characters, so a call costs about the new text. The unfinished line is only tested once its tested end differs
+ * characters, so a scan costs about the new text. The unfinished line is only tested once its tested end differs
  * from the mark's: a prompt that was already on screen when the call began (`>>> ` before the write) must not end
  * the wait at once. A line completed after the mark counts even if it began before it (its end is new output).
  * Lines dropped by a flood before they were scanned are skipped.
+ *
+ * A class, not a closure made per wait: it runs after every chunk, and JavaScriptCore drops the compiled code of a
+ * closure none of which is alive any more (see tapHandler).
  */
-export function outputScanner(
-  lines: ScannedLines,
-  pattern: LinearPattern,
-  mark: OutputMark,
-): () => OutputMatch | undefined {
-  let next = mark.line;
-  return () => {
+export class OutputScanner {
+  private next: number;
+
+  constructor(
+    private readonly lines: ScannedLines,
+    private readonly pattern: LinearPattern,
+    private readonly mark: OutputMark,
+  ) {
+    this.next = mark.line;
+  }
+
+  /** The first match in the output that arrived since the last scan (or the mark), if any. */
+  scan(): OutputMatch | undefined {
+    const { lines, pattern, mark } = this;
     const completed = lines.completedLines;
-    if (completed >= next) {
-      const { parts, firstLines } = lines.completedPartsFrom(next);
-      next = completed + 1;
+    if (completed >= this.next) {
+      const { parts, firstLines } = lines.completedPartsFrom(this.next);
+      this.next = completed + 1;
       for (let k = 0; k < parts.length; k++) {
         const part = parts[k] as OutputPart;
         // Plain bytes without the pattern's required literal: their text is never made.
@@ -88,5 +98,5 @@ export function outputScanner(
     const tail = lines.partialTail(MAX_PARTIAL_MATCH_CHARS);
     if (tail === '' || (completed + 1 === mark.line && tail === mark.partialTail)) return undefined;
     return pattern.test(tail) ? { line: completed + 1, text: lines.partialLine(), unfinished: true } : undefined;
-  };
+  }
 }

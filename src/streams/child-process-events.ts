@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import type { IngestGate } from './ingest-gate.js';
 
 export type ChildEvent =
@@ -24,37 +24,82 @@ export type ChildEvent =
  */
 export function childProcessEvents$(child: ChildProcess, gate: IngestGate | null): Observable<ChildEvent> {
   return new Observable<ChildEvent>((subscriber) => {
-    const { stdout, stderr } = child;
-    let cancelResume: (() => void) | undefined;
-    const resume = () => stdout?.resume();
-    const onStdout = (chunk: Buffer) => {
-      subscriber.next({ kind: 'stdout', chunk });
-      if (gate === null || gate.admit(chunk.length)) return;
-      stdout?.pause();
-      cancelResume = gate.defer(chunk.length, resume);
-    };
-    const onStderr = (chunk: Buffer) => subscriber.next({ kind: 'stderr', chunk });
-    const onExit = () => subscriber.next({ kind: 'exit' });
-    const onError = (error: Error) => subscriber.next({ kind: 'error', error });
-    const onClose = (code: number | null, signal: NodeJS.Signals | null) => {
-      cancelResume?.();
-      subscriber.next({ kind: 'close', code, signal });
-      subscriber.complete();
-    };
-    stdout?.on('data', onStdout);
-    stderr?.on('data', onStderr);
-    child.on('exit', onExit);
-    child.on('error', onError);
-    child.on('close', onClose);
-    return () => {
-      cancelResume?.();
-      stdout?.off('data', onStdout);
-      stderr?.off('data', onStderr);
-      child.off('exit', onExit);
-      child.off('close', onClose);
-      // An error after we stopped listening must not become an uncaught exception.
-      child.off('error', onError);
-      child.on('error', () => undefined);
-    };
+    const relay = new ChildEventRelay(child, gate, subscriber);
+    relay.listen();
+    return () => relay.stop();
   });
 }
+
+/**
+ * One child's events onto one subscriber. A class whose listeners are its methods, bound once per child, not closures:
+ * its stdout listener runs for every chunk, and JavaScriptCore drops the compiled code of a closure none of which is
+ * alive any more, so each new PTY compiled it again (see tapHandler).
+ */
+class ChildEventRelay {
+  private cancelResume: (() => void) | undefined;
+  private readonly onStdout = this.stdout.bind(this);
+  private readonly onStderr = this.stderr.bind(this);
+  private readonly onExit = this.exit.bind(this);
+  private readonly onError = this.error.bind(this);
+  private readonly onClose = this.close.bind(this);
+  private readonly resume = this.resumeStdout.bind(this);
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly gate: IngestGate | null,
+    private readonly subscriber: Subscriber<ChildEvent>,
+  ) {}
+
+  listen(): void {
+    const { child } = this;
+    child.stdout?.on('data', this.onStdout);
+    child.stderr?.on('data', this.onStderr);
+    child.on('exit', this.onExit);
+    child.on('error', this.onError);
+    child.on('close', this.onClose);
+  }
+
+  stop(): void {
+    const { child } = this;
+    this.cancelResume?.();
+    child.stdout?.off('data', this.onStdout);
+    child.stderr?.off('data', this.onStderr);
+    child.off('exit', this.onExit);
+    child.off('close', this.onClose);
+    // An error after we stopped listening must not become an uncaught exception.
+    child.off('error', this.onError);
+    child.on('error', ignoreError);
+  }
+
+  private stdout(chunk: Buffer): void {
+    this.subscriber.next({ kind: 'stdout', chunk });
+    const { gate } = this;
+    if (gate === null || gate.admit(chunk.length)) return;
+    this.child.stdout?.pause();
+    this.cancelResume = gate.defer(chunk.length, this.resume);
+  }
+
+  private resumeStdout(): void {
+    this.child.stdout?.resume();
+  }
+
+  private stderr(chunk: Buffer): void {
+    this.subscriber.next({ kind: 'stderr', chunk });
+  }
+
+  private exit(): void {
+    this.subscriber.next({ kind: 'exit' });
+  }
+
+  private error(error: Error): void {
+    this.subscriber.next({ kind: 'error', error });
+  }
+
+  private close(code: number | null, signal: NodeJS.Signals | null): void {
+    this.cancelResume?.();
+    this.subscriber.next({ kind: 'close', code, signal });
+    this.subscriber.complete();
+  }
+}
+
+const ignoreError = (): void => undefined;

@@ -1,6 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
-import { endWith, finalize, Observable, ReplaySubject, type SchedulerLike, skip, Subscription, takeUntil } from 'rxjs';
+import {
+  endWith,
+  finalize,
+  Observable,
+  ReplaySubject,
+  type SchedulerLike,
+  skip,
+  type Subscriber,
+  Subscription,
+  takeUntil,
+} from 'rxjs';
 import { match } from 'ts-pattern';
 import { LINGER_FULL_SCAN_MS, LINGER_POLL_MS, MAX_SCRIPT_STDERR_CHARS } from '../limits.js';
 import { bindDirectory, type BoundDirectory } from '../engine/bound-directory.js';
@@ -14,7 +24,7 @@ import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/or
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
-import { childProcessEvents$ } from './child-process-events.js';
+import { type ChildEvent, childProcessEvents$ } from './child-process-events.js';
 import { keepAsSpecimen } from './child-specimens.js';
 import { scriptTermination } from './script-termination.js';
 import { describeMembers, type TerminationReport } from './session-report.js';
@@ -147,21 +157,10 @@ function scriptProcess$(
     const lifetime = new Subscription();
     let stderr = '';
     let terminalSid: number | null = null;
-    let started = false;
     let closed = false;
     let complete = false;
-    const early: PtyEvent[] = [];
-
-    const emit = (event: PtyEvent) => {
-      if (started) subscriber.next(event);
-      else early.push(event);
-    };
-    const markStarted = () => {
-      if (started) return;
-      started = true;
-      subscriber.next(startedEvent(handle));
-      for (const event of early.splice(0)) subscriber.next(event);
-    };
+    const order = new StartFirst(subscriber);
+    const markStarted = () => order.start(handle);
     /** The program's wait status, read from /proc when script is killed beside its unreaped, dead child. */
     let unreapedStatus: number | undefined;
     const killScript = () => {
@@ -249,40 +248,36 @@ function scriptProcess$(
     };
 
     let exitCode: { code: number | null; signal: string | null } = { code: null, signal: null };
-    const childSubscription = childEvents$.subscribe((event) => {
-      // Output, the event of every chunk, goes the short way (see PtySession.onEvent); the rest is matched.
-      if (event.kind === 'stdout') {
-        const { chunk } = event;
-        emit(stdoutEvent(decoder, chunk));
-        return;
-      }
-      match(event)
-        .with({ kind: 'stderr' }, ({ chunk }) => {
-          if (stderr.length < MAX_SCRIPT_STDERR_CHARS)
-            stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
-        })
-        .with({ kind: 'exit' }, () => exited$.next())
-        .with({ kind: 'error' }, ({ error }) => {
-          if (!started) subscriber.error(spawnFailed(error));
-        })
-        .with({ kind: 'close' }, ({ code, signal }) => {
-          closed = true;
-          // The chain is gone: whatever of the argv channel is left is ours to close.
-          argvChannel?.destroy();
-          exited$.next();
-          lookup.unsubscribe();
-          markStarted();
-          const rest = decoder.end();
-          if (rest.length > 0) subscriber.next(flushedOutputEvent(rest));
-          // Killed beside its dead child (it missed the death, see script-missed-death.ts): the program's own status.
-          exitCode =
-            signal === 'SIGKILL' && unreapedStatus !== undefined
-              ? { code: scriptExitCode(unreapedStatus), signal: null }
-              : { code, signal };
-          lingerOrComplete();
-        })
-        .exhaustive();
-    });
+    const childSubscription = childEvents$.subscribe(
+      new OutputFirst(order, decoder, (event: NotOutput) =>
+        match(event)
+          .with({ kind: 'stderr' }, ({ chunk }) => {
+            if (stderr.length < MAX_SCRIPT_STDERR_CHARS)
+              stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
+          })
+          .with({ kind: 'exit' }, () => exited$.next())
+          .with({ kind: 'error' }, ({ error }) => {
+            if (!order.started) subscriber.error(spawnFailed(error));
+          })
+          .with({ kind: 'close' }, ({ code, signal }) => {
+            closed = true;
+            // The chain is gone: whatever of the argv channel is left is ours to close.
+            argvChannel?.destroy();
+            exited$.next();
+            lookup.unsubscribe();
+            markStarted();
+            const rest = decoder.end();
+            if (rest.length > 0) subscriber.next(flushedOutputEvent(rest));
+            // Killed beside its dead child (it missed the death, see script-missed-death.ts): the program's own status.
+            exitCode =
+              signal === 'SIGKILL' && unreapedStatus !== undefined
+                ? { code: scriptExitCode(unreapedStatus), signal: null }
+                : { code, signal };
+            lingerOrComplete();
+          })
+          .exhaustive(),
+      ),
+    );
 
     const lookup = sessionLeader$(argvChannel ?? undefined, pid, scheduler).subscribe((sid) => {
       terminalSid = sid;
@@ -309,4 +304,46 @@ function scriptProcess$(
       deps.reaper.track(terminate().pipe(finalize(releaseGuard)));
     };
   });
+}
+
+/**
+ * A PTY's events with `started` first: what comes before it (output that beat the leader's lookup) is held until then.
+ * A class, not closures: every chunk passes through `emit` (see tapHandler).
+ */
+class StartFirst {
+  started = false;
+  private readonly early: PtyEvent[] = [];
+
+  constructor(private readonly subscriber: Subscriber<PtyEvent>) {}
+
+  emit(event: PtyEvent): void {
+    if (this.started) this.subscriber.next(event);
+    else this.early.push(event);
+  }
+
+  start(handle: PtyHandle): void {
+    if (this.started) return;
+    this.started = true;
+    this.subscriber.next(startedEvent(handle));
+    for (const event of this.early.splice(0)) this.subscriber.next(event);
+  }
+}
+
+type NotOutput = Exclude<ChildEvent, { kind: 'stdout' }>;
+
+/**
+ * The child's events: output, the event of every chunk, the short way (decoded and emitted by methods, see
+ * tapHandler), the rest (a few per PTY) to `rest`, matched there.
+ */
+class OutputFirst {
+  constructor(
+    private readonly order: StartFirst,
+    private readonly decoder: Utf8Chunks,
+    private readonly rest: (event: NotOutput) => void,
+  ) {}
+
+  next(event: ChildEvent): void {
+    if (event.kind === 'stdout') this.order.emit(stdoutEvent(this.decoder, event.chunk));
+    else this.rest(event);
+  }
 }

@@ -2,7 +2,7 @@ import { map, type Observable, tap } from 'rxjs';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { waitFor, type PtyActivity, type WaitForOptions } from '../../src/operators/wait-for.js';
 import { compileLinearPattern } from '../../src/patterns/linear-pattern.js';
-import { markOf, outputScanner, type OutputMatch } from '../../src/patterns/output-scanner.js';
+import { markOf, OutputScanner, type OutputMatch } from '../../src/patterns/output-scanner.js';
 import { testScheduler } from '../support/marbles.js';
 
 /**
@@ -31,13 +31,13 @@ function feeding(buffer: OutputBuffer): (source: Observable<string>) => Observab
 function waiting(
   buffer: OutputBuffer,
   pattern: string | undefined,
-  options: Omit<WaitForOptions<OutputMatch>, 'scan'>,
+  options: Omit<WaitForOptions<OutputMatch>, 'scanner'>,
 ) {
-  const scan =
+  const scanner =
     pattern === undefined
       ? undefined
-      : outputScanner(buffer, compileLinearPattern('wait.pattern', pattern), markOf(buffer));
-  return waitFor<OutputMatch>({ ...options, ...(scan ? { scan } : {}) });
+      : new OutputScanner(buffer, compileLinearPattern('wait.pattern', pattern), markOf(buffer));
+  return waitFor<OutputMatch>({ ...options, ...(scanner ? { scanner } : {}) });
 }
 
 describe('waitFor', () => {
@@ -193,6 +193,20 @@ describe('waitFor', () => {
         e: { reason: 'exit' },
       });
       expectSubscriptions(source.subscriptions).toBe('^-----!');
+    });
+  });
+
+  it('a scanner that throws ends the wait with its error and lets go of the activity and the timers', () => {
+    testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const activity = hot<PtyActivity>('--o--o', { o: { kind: 'output' } });
+      const failing = {
+        scan: (): OutputMatch | undefined => {
+          throw new RangeError('scan failed');
+        },
+      };
+      const out = activity.pipe(waitFor<OutputMatch>({ scanner: failing, timeoutMs: 100 }));
+      expectObservable(out).toBe('--#', undefined, new RangeError('scan failed'));
+      expectSubscriptions(activity.subscriptions).toBe('^-!');
     });
   });
 

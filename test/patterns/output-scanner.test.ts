@@ -3,7 +3,7 @@ import { isAscii } from 'node:buffer';
 import { LineCells } from '../../src/buffer/line-cells.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { compileLinearPattern } from '../../src/patterns/linear-pattern.js';
-import { markOf, outputScanner } from '../../src/patterns/output-scanner.js';
+import { markOf, OutputScanner } from '../../src/patterns/output-scanner.js';
 
 /**
  * Appends `chunk` as the ingest path does: ASCII as its bytes alone (kept as bytes when plain, so the scanner gets
@@ -15,25 +15,25 @@ function feed(buffer: OutputBuffer, chunk: string): void {
   else buffer.append(chunk, bytes);
 }
 
-describe('outputScanner', () => {
+describe('OutputScanner', () => {
   // Each second chunk finishes the line the first began, then brings a run of whole lines: two parts.
   it.each([
     ['a line in the run after the finished line', ['one\ntw', 'o\nthree\nneedle four\nfive\n'], 4, 'needle four'],
     ['the finished line itself, begun in the chunk before', ['one\nnee', 'dle two\nthree\n'], 2, 'needle two'],
   ])('finds %s, with its number', (_, [first, second], line, text) => {
     const buffer = new OutputBuffer();
-    const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', 'needle'), markOf(buffer));
+    const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', 'needle'), markOf(buffer));
     feed(buffer, first as string);
-    expect(scan()).toBeUndefined();
+    expect(scanner.scan()).toBeUndefined();
     feed(buffer, second as string);
-    expect(scan()).toEqual({ line, text, unfinished: false });
+    expect(scanner.scan()).toEqual({ line, text, unfinished: false });
   });
 
   it('finds a line rendered on its own (a carriage return in it) after a run', () => {
     const buffer = new OutputBuffer();
-    const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', '^done 100%$'), markOf(buffer));
+    const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', '^done 100%$'), markOf(buffer));
     feed(buffer, 'a\nb\nc\ndone 10%\rdone 100%\n');
-    expect(scan()).toEqual({ line: 4, text: 'done 100%', unfinished: false });
+    expect(scanner.scan()).toEqual({ line: 4, text: 'done 100%', unfinished: false });
   });
 
   describe('an unfinished line kept as bytes (a flood with no line feed)', () => {
@@ -41,7 +41,7 @@ describe('outputScanner', () => {
 
     it('rules it out from its bytes without making its text, chunk after chunk, short chunks among them', () => {
       const buffer = new OutputBuffer();
-      const scan = outputScanner(
+      const scanner = new OutputScanner(
         buffer,
         compileLinearPattern('wait.pattern', 'never-printed-[0-9]{3}'),
         markOf(buffer),
@@ -50,7 +50,7 @@ describe('outputScanner', () => {
       // Large chunks are kept as bytes, short ones (under 1 KiB) as text runs between them: the tail mixes both.
       for (let n = 0; n < 60; n++) {
         feed(buffer, `${n}`.padEnd([3_000, 500, 40][n % 3] as number, 'z'));
-        expect(scan()).toBeUndefined();
+        expect(scanner.scan()).toBeUndefined();
       }
       expect(tailText).not.toHaveBeenCalled();
     });
@@ -66,11 +66,11 @@ describe('outputScanner', () => {
       ['after a kept run, in text that is not ASCII', ['z'.repeat(2_000), 'café> '], 'café> '],
     ])('finds a prompt %s', (_, chunks, prompt) => {
       const buffer = new OutputBuffer();
-      const scan = outputScanner(buffer, compileLinearPattern('wait.pattern', prompt), markOf(buffer));
+      const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', prompt), markOf(buffer));
       feed(buffer, chunks[0] as string);
-      expect(scan()).toBeUndefined();
+      expect(scanner.scan()).toBeUndefined();
       feed(buffer, chunks[1] as string);
-      const found = scan();
+      const found = scanner.scan();
       expect(found).toEqual({ line: 1, text: buffer.partialLine(), unfinished: true });
       expect(found?.text).toContain(prompt);
     });
@@ -87,11 +87,11 @@ describe('outputScanner', () => {
           const buffer = new OutputBuffer({ maxChars: 60, lineOverheadChars: 0 });
           const pattern = compileLinearPattern('wait.pattern', '^needle$');
           for (const chunk of chunks.slice(0, before)) feed(buffer, chunk.join(''));
-          const scan = outputScanner(buffer, pattern, markOf(buffer));
+          const scanner = new OutputScanner(buffer, pattern, markOf(buffer));
           let next = buffer.completedLines + 1;
           for (const chunk of chunks.slice(before)) {
             feed(buffer, chunk.join(''));
-            const found = scan();
+            const found = scanner.scan();
             // The reference: the finished lines this chunk made readable, tested one by one.
             const fresh = buffer
               .linesFrom(next, Number.MAX_SAFE_INTEGER)

@@ -1,0 +1,74 @@
+import { EventEmitter } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { type ChildEvent, childProcessEvents$ } from '../../src/streams/child-process-events.js';
+import { IngestGate } from '../../src/streams/ingest-gate.js';
+
+function fakeChild() {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const child = Object.assign(new EventEmitter(), { stdout, stderr }) as unknown as ChildProcess;
+  return { child, stdout, stderr };
+}
+
+const described = (e: ChildEvent): string =>
+  e.kind === 'stdout' || e.kind === 'stderr'
+    ? `${e.kind} ${e.chunk.toString()}`
+    : e.kind === 'close'
+      ? `close ${e.code} ${e.signal}`
+      : e.kind === 'error'
+        ? `error ${e.error.message}`
+        : e.kind;
+
+describe('childProcessEvents$', () => {
+  it('relays stdout, stderr, exit, error and close in the order Node reports them, and completes after close', () => {
+    const { child, stdout, stderr } = fakeChild();
+    const seen: string[] = [];
+    let completed = false;
+    childProcessEvents$(child, null).subscribe({
+      next: (e) => seen.push(described(e)),
+      complete: () => (completed = true),
+    });
+    stdout.emit('data', Buffer.from('out 1'));
+    stderr.emit('data', Buffer.from('err'));
+    child.emit('exit', 0, null);
+    stdout.emit('data', Buffer.from('out 2'));
+    child.emit('error', new Error('EPIPE'));
+    child.emit('close', 3, null);
+    expect(seen).toEqual(['stdout out 1', 'stderr err', 'exit', 'stdout out 2', 'error EPIPE', 'close 3 null']);
+    expect(completed).toBe(true);
+  });
+
+  it('removes every listener it added when unsubscribed, and an error after that throws nothing', () => {
+    const { child, stdout, stderr } = fakeChild();
+    const seen: string[] = [];
+    const subscription = childProcessEvents$(child, null).subscribe((e) => seen.push(described(e)));
+    expect([stdout.listenerCount('data'), stderr.listenerCount('data'), child.listenerCount('close')]).toEqual([
+      1, 1, 1,
+    ]);
+    subscription.unsubscribe();
+    expect(stdout.listenerCount('data')).toBe(0);
+    expect(stderr.listenerCount('data')).toBe(0);
+    expect(child.listenerCount('exit')).toBe(0);
+    expect(child.listenerCount('close')).toBe(0);
+    stdout.emit('data', Buffer.from('late'));
+    expect(() => child.emit('error', new Error('after the end'))).not.toThrow();
+    expect(seen).toEqual([]);
+  });
+
+  it('a chunk past the gate pauses stdout until the gate resumes it; unsubscribing cancels a pending resume', () => {
+    for (const unsubscribeFirst of [false, true]) {
+      const turns: Array<() => void> = [];
+      const gate = new IngestGate(1_000, (turn) => void turns.push(turn));
+      const { child, stdout } = fakeChild();
+      const subscription = childProcessEvents$(child, gate).subscribe();
+      stdout.resume();
+      stdout.emit('data', Buffer.alloc(1_500));
+      expect(stdout.isPaused()).toBe(true);
+      if (unsubscribeFirst) subscription.unsubscribe();
+      for (const turn of turns.splice(0)) turn();
+      expect(stdout.isPaused()).toBe(unsubscribeFirst);
+      subscription.unsubscribe();
+    }
+  });
+});
