@@ -21,6 +21,7 @@ import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { intoBuffer } from '../operators/into-buffer.js';
 import { tapHandler, type EventHandler } from '../operators/tap-handler.js';
+import { Multicast } from '../streams/multicast.js';
 import { eventShapes, type PtyEvent } from '../streams/pty-events.js';
 import { ptyProcess$, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
 import { type MemberList, NO_MEMBERS, type TerminationReport } from '../streams/session-report.js';
@@ -102,8 +103,8 @@ export class PtySession implements EventHandler<PtyEvent> {
   private stopReason: StopReason | undefined;
   private readonly kill$ = new Subject<StopReason>();
   /** Each chunk once it is in the buffer, the first stop reason, the exit; completes when the PTY has ended. Waits and watch rules listen here. */
-  private readonly activity = new Subject<PtyActivity>();
-  readonly activity$ = this.activity.asObservable();
+  private readonly activity = new Multicast<PtyActivity>();
+  readonly activity$ = this.activity.observable;
   /** Stops a stream that has not started yet: there is no handle to terminate, so its teardown must. */
   private readonly abortStart$ = new ReplaySubject<void>(1);
   private readonly ended$ = new ReplaySubject<void>(1);
@@ -253,7 +254,7 @@ export class PtySession implements EventHandler<PtyEvent> {
     // (profiled, docs/PERFORMANCE.md); the other kinds, a few per PTY, are matched exhaustively as everywhere.
     if (event.kind === 'output') {
       this.screen.noteOutput();
-      // Most chunks have no listener (no wait, no watch rule): a Subject's next still costs a closure and a loop.
+      // Most chunks have no listener (no wait, no watch rule): then not even the loop over none.
       if (this.activity.observed) this.activity.next(OUTPUT_ACTIVITY);
       return;
     }
