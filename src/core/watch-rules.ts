@@ -1,4 +1,5 @@
-import { concatMap, from, type Observable, type SchedulerLike, takeWhile } from 'rxjs';
+import { Observable, type SchedulerLike, Subscriber } from 'rxjs';
+import type { OutputBuffer } from '../buffer/output-buffer.js';
 import { type OutputPart, partText } from '../buffer/byte-ring.js';
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS, NOTIFY_MATCH_LINE_CHARS } from '../limits.js';
 import { coalesceMatches, type Coalesced } from '../operators/coalesce-matches.js';
@@ -7,6 +8,7 @@ import { lineNumbers } from '../patterns/output-scanner.js';
 import type { WatchInput } from '../protocol/wait-schema.js';
 import type { MatchEnvelope } from '../protocol/tool-results.js';
 import type { PtyNotification } from './host-port.js';
+import type { PtyActivity } from '../operators/wait-for.js';
 import type { PtySession } from './pty-session.js';
 
 export interface WatchHit {
@@ -35,27 +37,62 @@ export function watchHits$(
   scheduler?: SchedulerLike,
 ): Observable<Coalesced<WatchHit>> {
   const { buffer } = session;
-  let next = buffer.completedLines + 1;
-  return session.activity$.pipe(
-    takeWhile((event) => event.kind === 'output'),
-    concatMap(() => {
-      const completed = buffer.completedLines;
-      if (completed < next) return [];
-      const { parts, firstLines } = buffer.completedPartsFrom(next);
-      next = completed + 1;
-      const hits: WatchHit[] = [];
-      for (let k = 0; k < parts.length; k++) {
-        // One by one: spread as arguments, a part's hits overflow the stack past about 120,000 (measured in Node 20).
-        const part = parts[k] as OutputPart;
-        // Plain bytes that no rule's required literal is in: their text is never made.
-        if (typeof part !== 'string' && !mayAnyMatchAscii(rules, part)) continue;
-        for (const hit of hitsIn(partText(part), firstLines[k] as number, rules)) hits.push(hit);
-      }
-      return from(hits);
-    }),
-    coalesceMatches<WatchHit>(MATCH_NOTIFY_INTERVAL_MS, scheduler),
-  );
+  const first = buffer.completedLines + 1;
+  return new Observable<WatchHit>((subscriber) =>
+    session.activity$.subscribe(new WatchScan(subscriber, buffer, rules, first)),
+  ).pipe(coalesceMatches<WatchHit>(MATCH_NOTIFY_INTERVAL_MS, scheduler));
 }
+
+/**
+ * The hits in the lines each chunk completed, in order, until the first event that is not output (the PTY is being
+ * stopped, or it exited): what `takeWhile` and `concatMap` did, as a class, since every chunk passes through it
+ * (see tapHandler). A rule that throws ends the stream with its error.
+ */
+class WatchScan extends Subscriber<PtyActivity> {
+  constructor(
+    destination: Subscriber<WatchHit>,
+    private readonly buffer: OutputBuffer,
+    private readonly rules: readonly LinearPattern[],
+    /** The first line not tested yet. */
+    private nextLine: number,
+  ) {
+    super(destination);
+  }
+
+  protected override _next(event: PtyActivity): void {
+    if (event.kind !== 'output') {
+      this.complete();
+      return;
+    }
+    let hits: WatchHit[];
+    try {
+      hits = this.newHits();
+    } catch (err) {
+      this.error(err);
+      return;
+    }
+    for (let i = 0; i < hits.length; i++) this.destination.next(hits[i]);
+  }
+
+  private newHits(): WatchHit[] {
+    const { buffer, rules } = this;
+    const completed = buffer.completedLines;
+    if (completed < this.nextLine) return NO_HITS;
+    const { parts, firstLines } = buffer.completedPartsFrom(this.nextLine);
+    this.nextLine = completed + 1;
+    const hits: WatchHit[] = [];
+    for (let k = 0; k < parts.length; k++) {
+      // One by one: spread as arguments, a part's hits overflow the stack past about 120,000 (measured in Node 20).
+      const part = parts[k] as OutputPart;
+      // Plain bytes that no rule's required literal is in: their text is never made.
+      if (typeof part !== 'string' && !mayAnyMatchAscii(rules, part)) continue;
+      for (const hit of hitsIn(partText(part), firstLines[k] as number, rules)) hits.push(hit);
+    }
+    return hits;
+  }
+}
+
+const NO_HITS: WatchHit[] = [];
 
 /**
  * Every line of `text` (whole lines) that some rule matches, in order, with the first rule that matches it. One

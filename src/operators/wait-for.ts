@@ -1,19 +1,16 @@
 import {
-  defer,
-  filter,
   map,
   merge,
   NEVER,
   Observable,
   type OperatorFunction,
   type SchedulerLike,
-  share,
   Subscriber,
   take,
   timer,
 } from 'rxjs';
 import { match } from 'ts-pattern';
-import { quietAfter } from './quiet-after.js';
+import { QuietClock } from './quiet-clock.js';
 
 /** What a PTY tells its waiters: a chunk reached the buffer, the PTY is being stopped (and why), it exited. */
 export type PtyActivity =
@@ -59,38 +56,34 @@ export interface WaitForOptions<M> {
  */
 export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActivity, WaitOutcome<M>> {
   const { scanner, quietMs, timeoutMs, abort$ = NEVER, scheduler } = options;
-  return (activity$) =>
-    defer(() => {
-      // Shared only when the quiet timer listens too: a share is one more Subject every chunk passes through.
-      const events$ = quietMs === undefined ? activity$ : activity$.pipe(share());
-      const fromActivity$ = new Observable<WaitOutcome<M>>((subscriber) =>
-        events$.subscribe(new ActivityOutcomes(subscriber, scanner)),
-      );
-      const quiet$: Observable<WaitOutcome<M>> =
-        quietMs === undefined
-          ? NEVER
-          : events$.pipe(
-              filter((event) => event.kind === 'output'),
-              quietAfter(quietMs, scheduler),
-              map(() => ({ reason: 'quiet' }) as const),
-            );
-      const timeout$ = timer(timeoutMs, scheduler).pipe(map(() => ({ reason: 'timeout' }) as const));
-      const aborted$ = abort$.pipe(map(() => ({ reason: 'aborted' }) as const));
-      return merge(fromActivity$, quiet$, timeout$, aborted$).pipe(take(1));
-    });
+  return (activity$) => {
+    // One subscription does the matching and the quiet clock: every chunk passes through it (see ActivityOutcomes).
+    const fromActivity$ = new Observable<WaitOutcome<M>>((subscriber) =>
+      activity$.subscribe(new ActivityOutcomes(subscriber, scanner, quietMs, scheduler)),
+    );
+    const timeout$ = timer(timeoutMs, scheduler).pipe(map(() => ({ reason: 'timeout' }) as const));
+    const aborted$ = abort$.pipe(map(() => ({ reason: 'aborted' }) as const));
+    return merge(fromActivity$, timeout$, aborted$).pipe(take(1));
+  };
 }
 
 /**
- * The outcomes of a PTY's activity events, those that end the wait, then `exit` when the activity ends: what
- * `map(outcomeOf)`, `filter` and `endWith` would do, as a class, since it runs after every chunk (see tapHandler).
- * A scanner that throws ends the wait with its error.
+ * The outcomes of a PTY's activity events, those that end the wait, then `exit` when the activity ends; with
+ * `quietMs`, `quiet` once no output has come for that long (a QuietClock noted at each chunk). What `map`, `filter`,
+ * `endWith` and a shared, filtered quiet timer would do, as a class, since every chunk passes through it (see
+ * tapHandler). A scanner that throws ends the wait with its error.
  */
 class ActivityOutcomes<M> extends Subscriber<PtyActivity> {
+  private readonly clock: QuietClock | undefined;
+
   constructor(
     destination: Subscriber<WaitOutcome<M>>,
     private readonly scanner: Scanner<M> | undefined,
+    quietMs: number | undefined,
+    scheduler: SchedulerLike | undefined,
   ) {
     super(destination);
+    this.clock = quietMs === undefined ? undefined : new QuietClock(quietMs, this.quiet.bind(this), scheduler);
   }
 
   protected override _next(event: PtyActivity): void {
@@ -102,14 +95,25 @@ class ActivityOutcomes<M> extends Subscriber<PtyActivity> {
       return;
     }
     if (outcome !== undefined) this.destination.next(outcome);
+    else if (event.kind === 'output') this.clock?.note();
   }
 
   protected override _complete(): void {
     this.destination.next(EXIT_OUTCOME);
     super._complete();
   }
+
+  override unsubscribe(): void {
+    this.clock?.stop();
+    super.unsubscribe();
+  }
+
+  private quiet(): void {
+    this.destination.next(QUIET_OUTCOME);
+  }
 }
 
+const QUIET_OUTCOME = { reason: 'quiet' } as const;
 const EXIT_OUTCOME = { reason: 'exit' } as const;
 
 function outcomeOf<M>(event: PtyActivity, scanner: Scanner<M> | undefined): WaitOutcome<M> | undefined {
