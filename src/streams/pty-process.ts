@@ -311,19 +311,24 @@ function scriptProcess$(
  * A class, not closures: every chunk passes through `emit` (see tapHandler).
  */
 class StartFirst {
-  started = false;
+  private begun = false;
   private readonly early: PtyEvent[] = [];
 
   constructor(private readonly subscriber: Subscriber<PtyEvent>) {}
 
+  /** Whether `started` has gone out. */
+  get started(): boolean {
+    return this.begun;
+  }
+
   emit(event: PtyEvent): void {
-    if (this.started) this.subscriber.next(event);
+    if (this.begun) this.subscriber.next(event);
     else this.early.push(event);
   }
 
   start(handle: PtyHandle): void {
-    if (this.started) return;
-    this.started = true;
+    if (this.begun) return;
+    this.begun = true;
     this.subscriber.next(startedEvent(handle));
     for (const event of this.early.splice(0)) this.subscriber.next(event);
   }
