@@ -1,7 +1,8 @@
-import { Observable, type SchedulerLike, Subscriber } from 'rxjs';
+import type { Observable, SchedulerLike, Subscriber } from 'rxjs';
 import type { OutputBuffer } from '../buffer/output-buffer.js';
 import { type OutputPart, partText } from '../buffer/byte-ring.js';
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS, NOTIFY_MATCH_LINE_CHARS } from '../limits.js';
+import { ChunkSubscriber, throughSubscriber } from '../operators/chunk-subscriber.js';
 import { coalesceMatches, type Coalesced } from '../operators/coalesce-matches.js';
 import { compileLinearPattern, type LinearPattern, type LineSpan } from '../patterns/linear-pattern.js';
 import { lineNumbers } from '../patterns/output-scanner.js';
@@ -38,9 +39,10 @@ export function watchHits$(
 ): Observable<Coalesced<WatchHit>> {
   const { buffer } = session;
   const first = buffer.completedLines + 1;
-  return new Observable<WatchHit>((subscriber) =>
-    session.activity$.subscribe(new WatchScan(subscriber, buffer, rules, first)),
-  ).pipe(coalesceMatches<WatchHit>(MATCH_NOTIFY_INTERVAL_MS, scheduler));
+  return session.activity$.pipe(
+    throughSubscriber<PtyActivity, WatchHit>((destination) => new WatchScan(destination, buffer, rules, first)),
+    coalesceMatches<WatchHit>(MATCH_NOTIFY_INTERVAL_MS, scheduler),
+  );
 }
 
 /**
@@ -48,7 +50,7 @@ export function watchHits$(
  * stopped, or it exited): what `takeWhile` and `concatMap` did, as a class, since every chunk passes through it
  * (see tapHandler). A rule that throws ends the stream with its error.
  */
-class WatchScan extends Subscriber<PtyActivity> {
+class WatchScan extends ChunkSubscriber<PtyActivity, WatchHit> {
   constructor(
     destination: Subscriber<WatchHit>,
     private readonly buffer: OutputBuffer,
@@ -59,18 +61,12 @@ class WatchScan extends Subscriber<PtyActivity> {
     super(destination);
   }
 
-  protected override _next(event: PtyActivity): void {
+  protected onValue(event: PtyActivity): void {
     if (event.kind !== 'output') {
       this.complete();
       return;
     }
-    let hits: WatchHit[];
-    try {
-      hits = this.newHits();
-    } catch (err) {
-      this.error(err);
-      return;
-    }
+    const hits = this.newHits();
     for (let i = 0; i < hits.length; i++) this.destination.next(hits[i]);
   }
 

@@ -1,4 +1,5 @@
-import { type MonoTypeOperatorFunction, Observable, Subscriber } from 'rxjs';
+import type { MonoTypeOperatorFunction, Subscriber } from 'rxjs';
+import { ChunkSubscriber, throughSubscriber } from './chunk-subscriber.js';
 
 /** What `tapHandler` calls with every value: an object's method, never a closure made for the subscription. */
 export interface EventHandler<T> {
@@ -16,10 +17,10 @@ export interface EventHandler<T> {
  * with that error (the source is unsubscribed); errors and completion pass through.
  */
 export function tapHandler<T>(handler: EventHandler<T>): MonoTypeOperatorFunction<T> {
-  return (source) => new Observable<T>((subscriber) => source.subscribe(new HandlerSubscriber(subscriber, handler)));
+  return throughSubscriber<T, T>((destination) => new HandlerSubscriber(destination, handler));
 }
 
-class HandlerSubscriber<T> extends Subscriber<T> {
+class HandlerSubscriber<T> extends ChunkSubscriber<T, T> {
   constructor(
     destination: Subscriber<T>,
     private readonly handler: EventHandler<T>,
@@ -27,13 +28,8 @@ class HandlerSubscriber<T> extends Subscriber<T> {
     super(destination);
   }
 
-  protected override _next(value: T): void {
-    try {
-      this.handler.onEvent(value);
-    } catch (err) {
-      this.error(err);
-      return;
-    }
+  protected onValue(value: T): void {
+    this.handler.onEvent(value);
     this.destination.next(value);
   }
 }

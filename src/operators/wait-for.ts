@@ -2,14 +2,15 @@ import {
   map,
   merge,
   NEVER,
-  Observable,
+  type Observable,
   type OperatorFunction,
   type SchedulerLike,
-  Subscriber,
+  type Subscriber,
   take,
   timer,
 } from 'rxjs';
 import { match } from 'ts-pattern';
+import { ChunkSubscriber, throughSubscriber } from './chunk-subscriber.js';
 import { QuietClock } from './quiet-clock.js';
 
 /** What a PTY tells its waiters: a chunk reached the buffer, the PTY is being stopped (and why), it exited. */
@@ -58,8 +59,10 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
   const { scanner, quietMs, timeoutMs, abort$ = NEVER, scheduler } = options;
   return (activity$) => {
     // One subscription does the matching and the quiet clock: every chunk passes through it (see ActivityOutcomes).
-    const fromActivity$ = new Observable<WaitOutcome<M>>((subscriber) =>
-      activity$.subscribe(new ActivityOutcomes(subscriber, scanner, quietMs, scheduler)),
+    const fromActivity$ = activity$.pipe(
+      throughSubscriber<PtyActivity, WaitOutcome<M>>(
+        (destination) => new ActivityOutcomes(destination, scanner, quietMs, scheduler),
+      ),
     );
     const timeout$ = timer(timeoutMs, scheduler).pipe(map(() => ({ reason: 'timeout' }) as const));
     const aborted$ = abort$.pipe(map(() => ({ reason: 'aborted' }) as const));
@@ -73,7 +76,7 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
  * `endWith` and a shared, filtered quiet timer would do, as a class, since every chunk passes through it (see
  * tapHandler). A scanner that throws ends the wait with its error.
  */
-class ActivityOutcomes<M> extends Subscriber<PtyActivity> {
+class ActivityOutcomes<M> extends ChunkSubscriber<PtyActivity, WaitOutcome<M>> {
   private readonly clock: QuietClock | undefined;
 
   constructor(
@@ -86,14 +89,8 @@ class ActivityOutcomes<M> extends Subscriber<PtyActivity> {
     this.clock = quietMs === undefined ? undefined : new QuietClock(quietMs, this.quiet.bind(this), scheduler);
   }
 
-  protected override _next(event: PtyActivity): void {
-    let outcome: WaitOutcome<M> | undefined;
-    try {
-      outcome = outcomeOf(event, this.scanner);
-    } catch (err) {
-      this.error(err);
-      return;
-    }
+  protected onValue(event: PtyActivity): void {
+    const outcome = outcomeOf(event, this.scanner);
     if (outcome !== undefined) this.destination.next(outcome);
     else if (event.kind === 'output') this.clock?.note();
   }
