@@ -148,6 +148,12 @@ export const LINGER_FULL_SCAN_MS = 5_000;
  * new PTY's first output by about 1 ms (docs/PERFORMANCE.md). Closing the plugin ends an idle guard at once.
  */
 export const ORPHAN_GUARD_LINGER_MS = 30_000;
+/**
+ * A guard that dies (killed: it never exits on its own while sessions are listed) after running this long is started
+ * again at once with the list, since PTYs started while it ran rely on it alone to die with the host. One that dies
+ * sooner could not run: it is left for the next PTY to try again, and PTYs meanwhile start behind `setpriv`.
+ */
+export const ORPHAN_GUARD_RESTART_AFTER_MS = 1_000;
 /** How long after spawn we look for script's child (the PTY session leader). */
 export const SESSION_LEADER_LOOKUP_MS = 3_000;
 export const SESSION_LEADER_POLL_MS = 2;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { hostDescriptors } from '../../src/engine/inheritable-fds.js';
+import { orphanGuard } from '../../src/engine/orphan-guard.js';
 import { defaultWrapper, scriptInvocation } from '../../src/engine/script-invocation.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../../src/limits.js';
 import type { BenchConfig } from '../lib/config.js';
@@ -38,13 +39,16 @@ async function rawFirstByte(command: string): Promise<number> {
 }
 
 /**
- * The plugin's own process chain (setpriv → script → the wrapper → `echo ready`), spawned from Node as the engine
- * spawns it, argv channel included, with no plugin around it: from the spawn to its first 'data' event. It splits
- * the plugin's time into the chain's and the plugin's own.
+ * The plugin's own process chain (script → the wrapper → `echo ready`, behind setpriv only while no orphan guard
+ * runs, as in the engine), spawned from Node as the engine spawns it, argv channel included, with no plugin around
+ * it: from the spawn to its first 'data' event. It splits the plugin's time into the chain's and the plugin's own.
  */
-function chainFirstByte(): Promise<number> {
+function chainFirstByte(behindSetpriv: { count: number }): Promise<number> {
+  const dieWithHost = !orphanGuard.running;
+  if (dieWithHost) behindSetpriv.count++;
   const inv = scriptInvocation('echo', ['ready'], DEFAULT_ROWS, DEFAULT_COLS, {
     closeInheritedFds: hostDescriptors.held(),
+    dieWithHost,
   });
   const t0 = performance.now();
   const child = spawn(inv.file, inv.args, {
@@ -81,6 +85,7 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
   const plugin: number[] = [];
   const polled: number[] = [];
   const chain: number[] = [];
+  const behindSetpriv = { count: 0 };
   const returned: number[] = [];
   const raw: number[] = [];
   const sameProgram: number[] = [];
@@ -118,7 +123,7 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
           }
           await endAndRemove(harness, id);
         } else if (side === 'chain') {
-          const t = await chainFirstByte();
+          const t = await chainFirstByte(behindSetpriv);
           if (i >= 0) chain.push(t);
         } else {
           const t = await rawFirstByte(side === 'raw' ? RAW_REFERENCE : RAW_SAME_PROGRAM);
@@ -156,7 +161,7 @@ export async function spawnLatency(cfg: BenchConfig): Promise<Row[]> {
       paired(plugin, sameProgram),
     ),
     firstByteRow(
-      `the plugin's chain alone, spawned from Node (setpriv → script → ${defaultWrapper()} wrapper → echo)`,
+      `the plugin's chain alone, spawned from Node (${behindSetpriv.count > 0 ? `setpriv (${behindSetpriv.count} of ${chain.length + 2}) → ` : ''}script → ${defaultWrapper()} wrapper → echo)`,
       { label: 'chain from Node', summary: summarize(chain) },
       rawSide,
       paired(chain, raw),

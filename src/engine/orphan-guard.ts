@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { ORPHAN_GUARD_LINGER_MS } from '../limits.js';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { ORPHAN_GUARD_LINGER_MS, ORPHAN_GUARD_RESTART_AFTER_MS } from '../limits.js';
 import { fixedEnvironment } from './environment.js';
 import { BASH_PATH } from './system-paths.js';
 
@@ -50,9 +50,9 @@ const GUARD_PROGRAM = [
 /**
  * Ends the PTYs of a host that died without closing the plugin. OpenCode 1.18.33 (`opencode serve`) has no
  * SIGTERM handler: SIGTERM ends it at once, no JavaScript runs (no dispose hook, no 'exit' event), and a
- * plugin must not add a handler (that would change the host's own shutdown). `script` dies with the host
- * (`setpriv --pdeathsig KILL`) and the kernel hangs up its terminal, but a command that ignores SIGHUP, and
- * anything it started, would outlive it.
+ * plugin must not add a handler (that would change the host's own shutdown). Were `script` alone to die with the
+ * host, the kernel would hang up its terminal, but a command that ignores SIGHUP, and anything it started, would
+ * outlive it.
  *
  * So while PTYs run, one small detached bash (its own session: a signal to the host's process group does not
  * reach it) holds the read end of a pipe from the host and the list of live PTY session ids. When the host
@@ -61,12 +61,25 @@ const GUARD_PROGRAM = [
  * list and the guard exits; closing the plugin ends an idle guard at once. It exists only while PTYs do, or did
  * moments ago.
  *
- * A session id is listed from the moment its leader is seen until the session is EMPTY (not when `script`
- * closes: members the program left behind are guarded too), and Linux does not reuse a pid while it names a
- * live session, so the guard never hits a stranger's session. Best effort by design: if the guard cannot start, PTYs run unguarded as before.
+ * Two sessions per PTY are listed. `script`'s own (it is started detached: its pid is its session id) from right
+ * after its spawn until it is reaped: while the guard runs, `script` is started without `setpriv --pdeathsig`, the
+ * guard being what makes it die with the host (one exec less per spawn, ≈2 ms; docs/PERFORMANCE.md). And the
+ * terminal's, from the moment its leader is seen until the session is EMPTY (not when `script` closes: members the
+ * program left behind are guarded too). Linux does not reuse a pid while it names a live session, so the guard
+ * never hits a stranger's session. A guard killed while sessions are listed is started again with the list (see
+ * ORPHAN_GUARD_RESTART_AFTER_MS). While no guard runs (before the first PTY, or if it cannot start), `script`
+ * starts behind `setpriv` as before and dies with the host by the kernel's hand; the terminal's SIGHUP-immune
+ * members then are what a guard that cannot start leaves behind.
  */
 /** The guard's $0: how it shows in `ps` and /proc/PID/cmdline. */
 export const ORPHAN_GUARD_NAME = 'local-pty-guard';
+
+/** How the guard is started: detached (its own session, so a signal to the host's process group misses it). */
+export const guardCommand = (): { file: string; args: string[]; options: SpawnOptions } => ({
+  file: BASH_PATH,
+  args: ['--norc', '--noprofile', '-c', GUARD_PROGRAM, ORPHAN_GUARD_NAME],
+  options: { cwd: '/', env: fixedEnvironment(), detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
+});
 
 export class OrphanGuard {
   private child: ChildProcess | undefined;
@@ -75,7 +88,18 @@ export class OrphanGuard {
   private readonly alive = new Set<number>();
   private lingering: NodeJS.Timeout | undefined;
 
-  constructor(private readonly lingerMs: number = ORPHAN_GUARD_LINGER_MS) {}
+  constructor(
+    private readonly lingerMs: number = ORPHAN_GUARD_LINGER_MS,
+    private readonly restartAfterMs: number = ORPHAN_GUARD_RESTART_AFTER_MS,
+  ) {}
+
+  /**
+   * Whether a guard process is up (started and not seen to end): a session watched now is on its list at once,
+   * written to its pipe before `watch` returns.
+   */
+  get running(): boolean {
+    return this.child?.pid !== undefined;
+  }
 
   /** Guards the terminal session `sessionId` until `release`. */
   watch(sessionId: number): void {
@@ -131,21 +155,21 @@ export class OrphanGuard {
   private start(): void {
     let child: ChildProcess;
     try {
-      child = spawn(BASH_PATH, ['--norc', '--noprofile', '-c', GUARD_PROGRAM, ORPHAN_GUARD_NAME], {
-        cwd: '/',
-        env: fixedEnvironment(),
-        detached: true,
-        stdio: ['pipe', 'ignore', 'ignore'],
-      });
+      const { file, args, options } = guardCommand();
+      child = spawn(file, args, options);
     } catch {
       return;
     }
     const pid = child.pid;
+    const startedAt = performance.now();
     if (pid !== undefined) this.alive.add(pid);
     child.on('error', () => this.forget(child));
     child.on('exit', () => {
       if (pid !== undefined) this.alive.delete(pid);
+      // Still ours when it died: not stopped by us, so killed by someone, with sessions relying on it.
+      const killed = this.child === child;
       this.forget(child);
+      if (killed && this.sessions.size > 0 && performance.now() - startedAt >= this.restartAfterMs) this.start();
     });
     child.stdin?.on('error', () => undefined);
     // Neither the guard nor its pipe may keep the host's event loop alive.

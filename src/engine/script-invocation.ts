@@ -51,6 +51,12 @@ export interface ChainOptions {
    * (inheritable-fds.ts).
    */
   readonly closeInheritedFds: boolean;
+  /**
+   * Start `script` behind `setpriv --pdeathsig KILL`, so that the kernel kills it should the host die. Default
+   * true. False only while the orphan guard runs and lists `script`'s session from its spawn (orphan-guard.ts): the
+   * guard then does the same, and the spawn saves an exec (≈2 ms).
+   */
+  readonly dieWithHost?: boolean;
   /** Default: DEFAULT_ARGV_VIA, the channel except under Bun. */
   readonly argvVia?: ArgvVia;
   /** Default: defaultWrapper(), Perl where it runs. */
@@ -58,7 +64,7 @@ export interface ChainOptions {
 }
 
 /**
- * [bash (closes fds) →] setpriv --pdeathsig KILL (dies with the host) → script -q -e -E never (quiet, real exit
+ * [bash (closes fds) →] [setpriv --pdeathsig KILL (dies with the host) →] script -q -e -E never (quiet, real exit
  * status, no input echo) -c WRAPPER /dev/null (no typescript file). One pid all the way: each execs the next.
  * The chain's own argv is the same small size whatever the program's arguments are.
  */
@@ -72,10 +78,7 @@ export function scriptInvocation(
   const argvVia = options.argvVia ?? DEFAULT_ARGV_VIA;
   const { shell, command: wrapperCommand } = wrapper(options.wrapper ?? defaultWrapper(), rows, cols, argvVia);
   const chain = [
-    SETPRIV_PATH,
-    '--pdeathsig',
-    'KILL',
-    '--',
+    ...(options.dieWithHost === false ? [] : [SETPRIV_PATH, '--pdeathsig', 'KILL', '--']),
     SCRIPT_PATH,
     '--quiet',
     '--return',

@@ -51,7 +51,7 @@ export interface PtySpec {
 }
 
 export interface PtyHandle {
-  /** pid of `script` (setpriv and bash exec into it). */
+  /** pid of `script` (the bash and setpriv links in front of it, when there, exec into it). */
   readonly pid: number;
   /** The terminal's Unix session id (the pid of the program, which leads it); null if it ended before it was seen. */
   readonly terminalSid: number | null;
@@ -108,6 +108,9 @@ function scriptProcess$(
   return new Observable<PtyEvent>((subscriber) => {
     const invocation = scriptInvocation(spec.command, spec.args, spec.rows, spec.cols, {
       closeInheritedFds: hostDescriptors.held(),
+      // A running guard lists script's session before spawn() returns to us (below): setpriv would be a second
+      // hand doing the same, at an exec per spawn.
+      dieWithHost: !guard.running,
       argvVia: deps.argvVia,
       wrapper: deps.wrapper,
     });
@@ -142,6 +145,13 @@ function scriptProcess$(
         if (e.kind === 'error') subscriber.error(spawnFailed(e.error));
       });
     }
+    // Kills script should the host die without closing us, until it is reaped (see orphan-guard.ts).
+    guard.watch(pid);
+    let scriptListed = true;
+    const releaseScript = () => {
+      if (scriptListed) guard.release(pid);
+      scriptListed = false;
+    };
     // Read once script runs its loop (at the leader's report, or first use): right after the spawn it is still
     // exec'ing, and its stat then held the host's thread 0.4 ms (against 0.1). Our unreaped child: its pid is ours.
     let scriptStartTime: number | undefined;
@@ -255,12 +265,16 @@ function scriptProcess$(
             if (stderr.length < MAX_SCRIPT_STDERR_CHARS)
               stderr = (stderr + chunk.toString('utf8')).slice(0, MAX_SCRIPT_STDERR_CHARS);
           })
-          .with({ kind: 'exit' }, () => exited$.next())
+          .with({ kind: 'exit' }, () => {
+            releaseScript();
+            exited$.next();
+          })
           .with({ kind: 'error' }, ({ error }) => {
             if (!order.started) subscriber.error(spawnFailed(error));
           })
           .with({ kind: 'close' }, ({ code, signal }) => {
             closed = true;
+            releaseScript();
             // The chain is gone: whatever of the argv channel is left is ours to close.
             argvChannel?.destroy();
             exited$.next();
@@ -297,6 +311,7 @@ function scriptProcess$(
         child.stdout?.resume();
         child.once('close', () => {
           closed = true;
+          releaseScript();
           argvChannel?.destroy();
           exited$.next();
         });

@@ -88,6 +88,62 @@ describe('OrphanGuard', () => {
     guard.stopIfIdle();
   });
 
+  it('says whether it runs: from the first watch until it exits', async () => {
+    const { guard, sid, first } = guarding(0);
+    expect(guard.running).toBe(true);
+    guard.release(sid);
+    expect(guard.running).toBe(false);
+    await waitFor(() => !isRunning(first), 'the idle guard exits', 5_000);
+    expect(new OrphanGuard().running).toBe(false);
+  });
+
+  it('starts again with its list when killed while sessions rely on it, and the new one does the work', async () => {
+    const guard = new OrphanGuard(0, 0);
+    const leader = stubbornSession();
+    started.push(leader);
+    const sid = leader.pid!;
+    await waitFor(() => membersOf(sid).length >= 2, 'the loop has its sleep');
+    guard.watch(sid);
+    const first = guard.pid!;
+    process.kill(first, 'SIGKILL');
+    await waitFor(() => guard.pid !== undefined && guard.pid !== first, 'a second guard runs', 5_000);
+    expect(guard.running).toBe(true);
+    const second = guard.pid!;
+    guard.abandon();
+    await waitFor(() => membersOf(sid).length === 0, 'the guarded session is empty', 5_000);
+    await waitFor(() => !isRunning(second), 'the second guard exits', 5_000);
+  });
+
+  it('is not started again when it dies before it could have run, nor when nothing relies on it', async () => {
+    const young = new OrphanGuard(0, 60_000);
+    const leader = stubbornSession();
+    started.push(leader);
+    young.watch(leader.pid!);
+    const first = young.pid!;
+    process.kill(first, 'SIGKILL');
+    await waitFor(() => !young.running, 'the killed guard is seen gone', 5_000);
+    await sleep(200);
+    expect(young.pid).toBeUndefined();
+    // The next PTY's watch starts one, with every session still listed: the first is guarded again.
+    const next = stubbornSession();
+    started.push(next);
+    await waitFor(() => membersOf(leader.pid!).length >= 2, 'the first loop has its sleep');
+    young.watch(next.pid!);
+    expect(young.running).toBe(true);
+    young.abandon();
+    await waitFor(() => membersOf(leader.pid!).length === 0, 'the first session is ended by the new guard', 5_000);
+
+    const idle = new OrphanGuard(60_000, 0);
+    idle.watch(leader.pid!);
+    idle.release(leader.pid!);
+    const lingering = idle.pid!;
+    process.kill(lingering, 'SIGKILL');
+    await waitFor(() => !idle.running, 'the killed idle guard is seen gone', 5_000);
+    await sleep(200);
+    expect(idle.pid).toBeUndefined();
+    idle.stopIfIdle();
+  });
+
   it('ignores lines that are not a session id, and a release of an unknown session', async () => {
     const guard = new OrphanGuard();
     guard.release(12345);

@@ -1,4 +1,4 @@
-import { orphanGuard } from '../../src/engine/orphan-guard.js';
+import { guardCommand, OrphanGuard, orphanGuard } from '../../src/engine/orphan-guard.js';
 import { spawn } from 'node:child_process';
 import {
   mkdirSync,
@@ -315,6 +315,38 @@ describe('PTY engine with real script processes', () => {
     expect(openFdCount()).toBe(fdsBefore);
   });
 
+  it("lists script's session on the orphan guard from its spawn until it is reaped, the terminal's until empty", async () => {
+    const calls: string[] = [];
+    const guard = new (class extends OrphanGuard {
+      override watch(sid: number): void {
+        calls.push(`+${sid}`);
+        super.watch(sid);
+      }
+      override release(sid: number): void {
+        calls.push(`-${sid}`);
+        super.release(sid);
+      }
+    })(0);
+    const probe = new PtyProbe({ command: 'sh', args: ['-c', 'read line; echo "got $line"'] }, undefined, {
+      orphanGuard: guard,
+    });
+    try {
+      // Before anything of the PTY was seen: right after the spawn, the only pid known then.
+      expect(calls).toHaveLength(1);
+      expect(guard.running).toBe(true);
+      const { pid, terminalSid } = await probe.started();
+      expect(calls).toEqual([`+${pid}`, `+${terminalSid}`]);
+      await probe.write('x\n');
+      await probe.sessionEmpty();
+      expect(probe.text).toContain('got x');
+      expect(calls).toEqual([`+${pid}`, `+${terminalSid}`, `-${pid}`, `-${terminalSid}`]);
+      expect(guard.running).toBe(false);
+    } finally {
+      await probe.dispose();
+      guard.stopIfIdle();
+    }
+  });
+
   describe('a host that inherited a descriptor without close-on-exec', () => {
     // The stand-in host inherits LEAKED_FD from bash, which opens it without close-on-exec, as a careless
     // parent would. Node marks low inherited descriptors close-on-exec itself (fd 7 never reaches a child,
@@ -413,30 +445,60 @@ describe('PTY engine with real script processes', () => {
     });
   });
 
-  it('ends the PTY when the host process is SIGKILLed (pdeathsig)', async () => {
-    const marker = `${process.pid}${(Date.now() % 100000) + 11}`;
-    const inv = scriptInvocation('sleep', [`1004.${marker}`], 40, 120, { closeInheritedFds: false });
-    const host = spawn(
-      process.execPath,
-      [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify({ ...inv, argv: inv.argv?.toString('base64') })],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    try {
-      let err = '';
-      host.stderr!.on('data', (d) => (err += d));
-      await waitFor(() => /pid \d+/.test(err) && pidsWithMarker(marker, 'sleep').length === 1, 'the PTY command runs');
-      const scriptPid = Number(/pid (\d+)/.exec(err)![1]);
+  /** Starts the chain from a stand-in host (test/fixtures/host-spawn.cjs), then SIGKILLs that host. */
+  async function killHostUnder(chain: { dieWithHost: boolean; guarded: boolean }, n: number) {
+    const marker = `${process.pid}${(Date.now() % 100000) + n}`;
+    const inv = scriptInvocation('sleep', [`1004.${marker}`], 40, 120, {
+      closeInheritedFds: false,
+      dieWithHost: chain.dieWithHost,
+    });
+    expect(inv.file).toBe(chain.dieWithHost ? SETPRIV_PATH : SCRIPT_PATH);
+    const fixture = { ...inv, argv: inv.argv?.toString('base64'), ...(chain.guarded ? { guard: guardCommand() } : {}) };
+    const host = spawn(process.execPath, [require.resolve('../fixtures/host-spawn.cjs'), JSON.stringify(fixture)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    host.stderr!.on('data', (d) => (err += d));
+    const cleanUp = () => {
       host.kill('SIGKILL');
+      const guardPid = /guard (\d+)/.exec(err)?.[1];
+      if (guardPid !== undefined && isRunning(Number(guardPid))) process.kill(Number(guardPid), 'SIGKILL');
+      for (const pid of pidsWithMarker(marker)) process.kill(pid, 'SIGKILL');
+    };
+    try {
+      await waitFor(() => /pid \d+/.test(err) && pidsWithMarker(marker, 'sleep').length === 1, 'the PTY command runs');
+    } catch (e) {
+      cleanUp();
+      throw e;
+    }
+    host.kill('SIGKILL');
+    return { scriptPid: Number(/pid (\d+)/.exec(err)![1]), marker, cleanUp };
+  }
+
+  it.each([
+    ['setpriv --pdeathsig', { dieWithHost: true, guarded: false }, 11],
+    ['the orphan guard alone (no setpriv)', { dieWithHost: false, guarded: true }, 12],
+  ])('ends the PTY when the host process is SIGKILLed: %s', async (_, chain, n) => {
+    const { scriptPid, marker, cleanUp } = await killHostUnder(chain, n);
+    try {
       await waitFor(
         () => !isRunning(scriptPid) && pidsWithMarker(marker).length === 0,
         'script and its command die with the host',
         5_000,
       );
     } finally {
-      host.kill('SIGKILL');
-      for (const pid of pidsWithMarker(marker)) process.kill(pid, 'SIGKILL');
+      cleanUp();
+    }
+  });
+
+  it('(the control) leaves script and its command running when neither is there', async () => {
+    const { scriptPid, marker, cleanUp } = await killHostUnder({ dieWithHost: false, guarded: false }, 13);
+    try {
+      await sleep(1_000);
+      expect(isRunning(scriptPid)).toBe(true);
+      expect(pidsWithMarker(marker, 'sleep')).toHaveLength(1);
+    } finally {
+      cleanUp();
     }
   });
 });
