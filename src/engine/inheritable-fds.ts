@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { O_CLOEXEC } from './linux-abi.js';
 
 /** `pos:` (at most 20 digits) and `flags:` lines come first in an fdinfo file: this many bytes hold both. */
@@ -80,9 +80,13 @@ export class InheritableDescriptors {
 
   /** The `flags:` of one descriptor; undefined when unreadable or unparsable (counted as inheritable). */
   private flagsOf(name: string): number | 'gone' | undefined {
+    const path = `${this.procDir}/fdinfo/${name}`;
+    // Every listing names its own descriptor, closed by the time it is read: asked first without an exception, since
+    // a thrown ENOENT (its message and stack) was most of this check's 0.2–0.3 ms per spawn in Node.
+    if (!existsSync(path)) return 'gone';
     let fd: number;
     try {
-      fd = openSync(`${this.procDir}/fdinfo/${name}`, 'r');
+      fd = openSync(path, 'r');
     } catch (err) {
       return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : undefined;
     }
