@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PtyError } from '../errors.js';
-import { MAX_SESSIONS, MAX_SESSIONS_PER_OWNER, PTY_ID_HEX_CHARS } from '../limits.js';
+import { MAX_SESSIONS, MAX_SESSIONS_PER_OWNER, PTY_ID_HEX_CHARS, PTY_ID_RANDOM_POOL_BYTES } from '../limits.js';
 
 export interface Entry {
   readonly owner: string;
@@ -120,8 +120,22 @@ export class Registry<E extends Entry> {
 
   private freshId(): string {
     for (;;) {
-      const id = `pty_${randomBytes(PTY_ID_HEX_CHARS / 2).toString('hex')}`;
+      const id = `pty_${this.randomHex()}`;
       if (!this.entries.has(id) && !this.reserved.has(id)) return id;
     }
+  }
+
+  private random = Buffer.alloc(0);
+  private randomUsed = 0;
+
+  /** PTY_ID_HEX_CHARS random hex digits, from bytes drawn PTY_ID_RANDOM_POOL_BYTES at a time. */
+  private randomHex(): string {
+    const bytes = PTY_ID_HEX_CHARS / 2;
+    if (this.randomUsed + bytes > this.random.length) {
+      this.random = randomBytes(PTY_ID_RANDOM_POOL_BYTES);
+      this.randomUsed = 0;
+    }
+    this.randomUsed += bytes;
+    return this.random.toString('hex', this.randomUsed - bytes, this.randomUsed);
   }
 }

@@ -96,3 +96,19 @@ describe('Registry reservations', () => {
     expect(registry.total()).toBe(1);
   });
 });
+
+describe('Registry ids', () => {
+  it('are pty_ and 8 random hex digits, distinct across many draws of the random pool', () => {
+    const registry = new Registry<E>({ maxSessions: 10_000, maxPerOwner: 10_000 });
+    const ids = Array.from({ length: 1_000 }, () => {
+      const reservation = registry.reserve('a');
+      reservation.release();
+      return reservation.id;
+    });
+    for (const id of ids) expect(id).toMatch(/^pty_[0-9a-f]{8}$/);
+    // Released ids may come again only by chance (1,000 draws of 2^32): a pool read twice would repeat 16 in a row.
+    expect(new Set(ids).size).toBe(ids.length);
+    // Every hex digit shows in every position: the bytes are random, not a counter or zeros.
+    for (let position = 4; position < 12; position++) expect(new Set(ids.map((id) => id[position])).size).toBe(16);
+  });
+});
