@@ -47,6 +47,21 @@ describe('OffsetRing', () => {
     );
   });
 
+  it('takes no memory until its first push, and none back after emptying below its first size', () => {
+    const ring = new OffsetRing();
+    const held = () => (ring as unknown as { items: Int32Array }).items.length;
+    expect(held()).toBe(0);
+    ring.drop(0);
+    expect(held()).toBe(0);
+    ring.push(7);
+    expect(held()).toBe(64);
+    ring.push(9);
+    ring.drop(2);
+    ring.push(11);
+    expect(readAll(ring)).toEqual([11]);
+    expect(held()).toBe(64);
+  });
+
   it('moves its base to the oldest entry when values climb by more than 2^30 while it holds them', () => {
     const ring = new OffsetRing();
     const start = 2 ** 40;
