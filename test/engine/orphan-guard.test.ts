@@ -21,12 +21,18 @@ describe('OrphanGuard', () => {
     }
   });
 
-  it('kills every member of a guarded session when the host side of its pipe closes (the host died)', async () => {
-    const guard = new OrphanGuard();
+  /** A stubborn session whose loop has started its sleep (two members): its id. */
+  async function stubbornSessionRunning(): Promise<number> {
     const leader = stubbornSession();
     started.push(leader);
     const sid = leader.pid!;
     await waitFor(() => membersOf(sid).length >= 2, 'the loop has its sleep');
+    return sid;
+  }
+
+  it('kills every member of a guarded session when the host side of its pipe closes (the host died)', async () => {
+    const guard = new OrphanGuard();
+    const sid = await stubbornSessionRunning();
     guard.watch(sid);
     const guardPid = guard.pid!;
     expect(isRunning(guardPid)).toBe(true);
@@ -99,10 +105,7 @@ describe('OrphanGuard', () => {
 
   it('starts again with its list when killed while sessions rely on it, and the new one does the work', async () => {
     const guard = new OrphanGuard(0, 0);
-    const leader = stubbornSession();
-    started.push(leader);
-    const sid = leader.pid!;
-    await waitFor(() => membersOf(sid).length >= 2, 'the loop has its sleep');
+    const sid = await stubbornSessionRunning();
     guard.watch(sid);
     const first = guard.pid!;
     process.kill(first, 'SIGKILL');
