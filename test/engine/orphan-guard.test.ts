@@ -117,16 +117,20 @@ describe('OrphanGuard', () => {
     await waitFor(() => !isRunning(second), 'the second guard exits', 5_000);
   });
 
+  /** SIGKILLs the running guard and shows that no other takes its place. */
+  async function killedStaysDown(guard: OrphanGuard): Promise<void> {
+    process.kill(guard.pid!, 'SIGKILL');
+    await waitFor(() => !guard.running, 'the killed guard is seen gone', 5_000);
+    await sleep(200);
+    expect(guard.pid).toBeUndefined();
+  }
+
   it('is not started again when it dies before it could have run, nor when nothing relies on it', async () => {
     const young = new OrphanGuard(0, 60_000);
     const leader = stubbornSession();
     started.push(leader);
     young.watch(leader.pid!);
-    const first = young.pid!;
-    process.kill(first, 'SIGKILL');
-    await waitFor(() => !young.running, 'the killed guard is seen gone', 5_000);
-    await sleep(200);
-    expect(young.pid).toBeUndefined();
+    await killedStaysDown(young);
     // The next PTY's watch starts one, with every session still listed: the first is guarded again.
     const next = stubbornSession();
     started.push(next);
@@ -139,11 +143,7 @@ describe('OrphanGuard', () => {
     const idle = new OrphanGuard(60_000, 0);
     idle.watch(leader.pid!);
     idle.release(leader.pid!);
-    const lingering = idle.pid!;
-    process.kill(lingering, 'SIGKILL');
-    await waitFor(() => !idle.running, 'the killed idle guard is seen gone', 5_000);
-    await sleep(200);
-    expect(idle.pid).toBeUndefined();
+    await killedStaysDown(idle);
     idle.stopIfIdle();
   });
 
