@@ -101,7 +101,7 @@ export class OrphanGuard {
     return this.child?.pid !== undefined;
   }
 
-  /** Guards the terminal session `sessionId` until `release`. */
+  /** Guards the session `sessionId` (a `script`'s own, or a terminal's) until `release`. */
   watch(sessionId: number): void {
     if (this.sessions.has(sessionId)) return;
     this.stopLingering();
@@ -110,7 +110,7 @@ export class OrphanGuard {
     else this.start();
   }
 
-  /** The PTY has ended: forget its session; with none left, the guard exits once it has lingered. */
+  /** `script` is reaped, or the terminal's session is empty: forget it; with none left, the guard exits once it has lingered. */
   release(sessionId: number): void {
     if (!this.sessions.delete(sessionId)) return;
     this.send(`-${sessionId}`);

@@ -31,6 +31,9 @@ export interface RegistryLimits {
 export class Registry<E extends Entry> {
   private readonly entries = new Map<string, E>();
   private readonly reserved = new Map<string, string>();
+  /** Random bytes for ids, drawn PTY_ID_RANDOM_POOL_BYTES at a time, and how many of them are used. */
+  private random = Buffer.alloc(0);
+  private randomUsed = 0;
 
   constructor(
     private readonly limits: RegistryLimits = { maxSessions: MAX_SESSIONS, maxPerOwner: MAX_SESSIONS_PER_OWNER },
@@ -124,9 +127,6 @@ export class Registry<E extends Entry> {
       if (!this.entries.has(id) && !this.reserved.has(id)) return id;
     }
   }
-
-  private random = Buffer.alloc(0);
-  private randomUsed = 0;
 
   /** PTY_ID_HEX_CHARS random hex digits, from bytes drawn PTY_ID_RANDOM_POOL_BYTES at a time. */
   private randomHex(): string {
