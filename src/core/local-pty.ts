@@ -141,7 +141,7 @@ export class LocalPty {
         // Recheck after approval: the world may have moved while the user read the prompt.
         stop.throwIfAborted();
         this.gate(owner);
-        await recheckWorkdir(workdir.realPath);
+        recheckWorkdir(workdir.realPath);
         stop.throwIfAborted();
         this.gate(owner);
         const session = new PtySession(

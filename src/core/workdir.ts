@@ -1,3 +1,4 @@
+import { realpathSync, statSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { PtyError } from '../errors.js';
@@ -12,11 +13,13 @@ export interface ResolvedWorkdir {
 /** Resolves a workdir (absolute or project-relative) to its real path and says whether it leaves the project. */
 export async function resolveWorkdir(requested: string | undefined, projectDir: string): Promise<ResolvedWorkdir> {
   if (requested !== undefined) checkPathBounds('workdir', requested);
-  // The project directory itself (the usual case): its real path and what it is, asked at once (one thread-pool round
-  // trip's wait, not two; the binding checks the directory again, through its descriptor).
+  // The project directory itself (the usual case), asked synchronously: it is the host's own project, so a filesystem
+  // hung there has hung the host already, and a thread-pool round trip cost 0.5–0.9 ms of every spawn in Node (page
+  // faults on the pool's pages after each fork). A path the model gives goes through the pool: it may lie on a hung
+  // mount, and nothing may block the host before the user has approved it.
   if (requested === undefined) {
-    const [project, info] = await Promise.all([realpath(projectDir), stat(projectDir)]);
-    if (!info.isDirectory()) throw notDirectory(project);
+    const project = realpathSync.native(projectDir);
+    if (!statSync(project).isDirectory()) throw notDirectory(project);
     return { realPath: project, external: false };
   }
   const project = await realpath(projectDir);
@@ -42,11 +45,15 @@ async function directoryOnly(real: string): Promise<string> {
 
 const notDirectory = (real: string) => new PtyError('invalid_input', `workdir ${real} is not a directory.`);
 
-/** After approval: the path must still resolve to what the user approved. */
-export async function recheckWorkdir(approved: string): Promise<void> {
+/**
+ * After approval: the path must still resolve to what the user approved. Synchronous: the binding that follows at
+ * once opens the directory synchronously too (the spawn's chdir needs its descriptor), so this adds no wait on a
+ * hung filesystem that the binding would not.
+ */
+export function recheckWorkdir(approved: string): void {
   let now: string;
   try {
-    now = await realpath(approved);
+    now = realpathSync.native(approved);
   } catch {
     now = '(gone)';
   }

@@ -84,12 +84,21 @@ describe('recheckWorkdir', () => {
   it('passes while the path still resolves to what was approved, and refuses once it does not', async () => {
     const dir = join(base, 'moving');
     mkdirSync(dir);
-    await expect(recheckWorkdir(dir)).resolves.toBeUndefined();
+    expect(recheckWorkdir(dir)).toBeUndefined();
     renameSync(dir, join(base, 'moved'));
     symlinkSync(outside, dir);
-    const err = await refusal(recheckWorkdir(dir));
+    const err = await refusal(Promise.resolve().then(() => recheckWorkdir(dir)));
     expect(err.message).toBe(
       `workdir ${dir} changed while waiting for approval (now ${outside}). Nothing was started.`,
+    );
+  });
+
+  it('refuses an approved directory that is gone', () => {
+    const dir = join(base, 'vanishing');
+    mkdirSync(dir);
+    rmSync(dir, { recursive: true });
+    expect(() => recheckWorkdir(dir)).toThrow(
+      new PtyError('invalid_input', `workdir ${dir} changed while waiting for approval (now (gone)). Nothing was started.`),
     );
   });
 });
