@@ -48,7 +48,8 @@ export function perlWrapper(rows: number, cols: number, argvVia: ArgvVia): strin
     'my @argv;',
     ...(argvVia === 'channel' ? READ_ARGV_FROM_CHANNEL : READ_ARGV_FROM_ENVIRONMENT),
     'if (opendir(my $fds, "/proc/self/fd")) {',
-    '  my @open = grep { /^\\d+$/ && $_ > 2 } readdir $fds;',
+    // `tr` counts the non-digits without the regex engine, whose first use costs Perl 7–8 page faults (≈0.15 ms).
+    '  my @open = grep { !tr/0-9//c && $_ > 2 } readdir $fds;',
     '  closedir $fds;',
     '  for my $fd (@open) { my $h; close $h if open($h, "<&=", $fd); }',
     '}',
