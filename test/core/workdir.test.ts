@@ -98,7 +98,10 @@ describe('recheckWorkdir', () => {
     mkdirSync(dir);
     rmSync(dir, { recursive: true });
     expect(() => recheckWorkdir(dir)).toThrow(
-      new PtyError('invalid_input', `workdir ${dir} changed while waiting for approval (now (gone)). Nothing was started.`),
+      new PtyError(
+        'invalid_input',
+        `workdir ${dir} changed while waiting for approval (now (gone)). Nothing was started.`,
+      ),
     );
   });
 });
