@@ -95,7 +95,15 @@ export const MAX_GREP_WORKERS = 4;
 export const MAX_GREP_QUEUE = 16;
 /** How long a search may wait for a free worker. */
 export const GREP_QUEUE_TIMEOUT_MS = 2_000;
-export const GREP_TIMEOUT_MS = 250;
+/**
+ * The CPU time a search's grep may use before it is stopped as too expensive. CPU time, not wall time: on a busy
+ * machine a cheap search waits for a core, and it must not be called too expensive for that.
+ */
+export const GREP_CPU_BUDGET_MS = 250;
+/** However little CPU it got, a search's grep is stopped this long after it started: no call waits longer. */
+export const GREP_WALL_TIMEOUT_MS = 2_000;
+/** The shortest wait between two looks at a running grep's CPU time. */
+export const GREP_CPU_CHECK_MIN_MS = 10;
 export const MAX_GREP_STDOUT_CHARS = 2 * MAX_BUFFER_CHARS;
 export const MAX_GREP_STDERR_CHARS = 2_000;
 /**

@@ -49,6 +49,23 @@ function readProcFile(pid: number, name: string): string | undefined {
   }
 }
 
+/** proc(5) reports utime and stime in USER_HZ ticks, 100 per second on every Linux architecture. */
+const MS_PER_USER_HZ_TICK = 10;
+
+/**
+ * The CPU time a process has had, in ms: the first field of /proc/PID/schedstat (ns, exact), or utime + stime from
+ * its stat (10 ms ticks) where the kernel keeps no schedstat. undefined when the process is gone.
+ */
+export function cpuTimeMs(pid: number): number | undefined {
+  const schedstat = readProcFile(pid, 'schedstat');
+  if (schedstat !== undefined) {
+    const onCpuNs = Number(schedstat.slice(0, schedstat.indexOf(' ')));
+    if (Number.isFinite(onCpuNs)) return onCpuNs / 1e6;
+  }
+  const fields = statFields(readProcFile(pid, 'stat') ?? '');
+  return fields === undefined ? undefined : (fields.at(14) + fields.at(15)) * MS_PER_USER_HZ_TICK;
+}
+
 /** A zombie: its parent has not reaped it yet, and /proc still holds the status the parent's wait would get. */
 export interface Zombie {
   readonly ppid: number;

@@ -1,8 +1,10 @@
 import { PtyError } from '../errors.js';
 import { GREP_PATH } from '../engine/system-paths.js';
 import {
+  GREP_CPU_BUDGET_MS,
+  GREP_CPU_CHECK_MIN_MS,
   GREP_QUEUE_TIMEOUT_MS,
-  GREP_TIMEOUT_MS,
+  GREP_WALL_TIMEOUT_MS,
   MAX_GREP_QUEUE,
   MAX_GREP_STDERR_CHARS,
   MAX_GREP_STDOUT_CHARS,
@@ -18,7 +20,10 @@ export interface GrepPoolOptions {
   readonly maxWorkers?: number;
   readonly maxQueue?: number;
   readonly queueTimeoutMs?: number;
-  readonly timeoutMs?: number;
+  /** grep's CPU time before it is stopped as too expensive. */
+  readonly cpuBudgetMs?: number;
+  /** Wall time before it is stopped however little CPU it had. */
+  readonly wallTimeoutMs?: number;
   readonly maxStdoutChars?: number;
   readonly maxStderrChars?: number;
   /** Tests point this at a missing file to see a spawn failure. */
@@ -42,11 +47,12 @@ interface Waiting {
 
 /**
  * Runs searches with the system grep, at most `maxWorkers` processes at once, the rest waiting in a bounded
- * FIFO queue for a bounded time; each grep is SIGKILLed after `timeoutMs`. Every promise it returns settles,
+ * FIFO queue for a bounded time; each grep is SIGKILLed once it has used `cpuBudgetMs` of CPU time, or after
+ * `wallTimeoutMs` however little it had (see cpu-budget.ts). Every promise it returns settles,
  * and `close()` resolves only once no grep it started is left.
  *
  * Rejections are PtyErrors: 'invalid_input' (bad request, or grep's own complaint about the pattern),
- * 'busy' (queue full, or waited too long), 'pattern_too_expensive', 'closing' (closed or aborted; an abort
+ * 'busy' (queue full, waited too long, or grep starved of CPU until the wall timeout), 'pattern_too_expensive', 'closing' (closed or aborted; an abort
  * reason that is a PtyError is passed on as is), 'spawn_failed', 'search_failed'. Output past
  * `maxStdoutChars` is not an error: grep is stopped and the complete lines so far are returned.
  *
@@ -73,7 +79,11 @@ export class GrepPool {
     this.queueTimeoutMs = options.queueTimeoutMs ?? GREP_QUEUE_TIMEOUT_MS;
     this.runOptions = {
       grepPath: options.grepPath ?? GREP_PATH,
-      timeoutMs: options.timeoutMs ?? GREP_TIMEOUT_MS,
+      budget: {
+        budgetMs: options.cpuBudgetMs ?? GREP_CPU_BUDGET_MS,
+        wallTimeoutMs: options.wallTimeoutMs ?? GREP_WALL_TIMEOUT_MS,
+        minCheckMs: GREP_CPU_CHECK_MIN_MS,
+      },
       maxStdoutChars: options.maxStdoutChars ?? MAX_GREP_STDOUT_CHARS,
       maxStderrChars: options.maxStderrChars ?? MAX_GREP_STDERR_CHARS,
     };

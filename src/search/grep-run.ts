@@ -2,10 +2,12 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { PtyError } from '../errors.js';
 import { parseGrepOutput } from './grep-output.js';
 import type { GrepMatch } from './grep-request.js';
+import { type BudgetVerdict, type CpuBudget, watchCpuBudget } from './cpu-budget.js';
 
 export interface GrepRunOptions {
   readonly grepPath: string;
-  readonly timeoutMs: number;
+  /** grep's CPU time and the wall timeout (see cpu-budget.ts). */
+  readonly budget: CpuBudget;
   readonly maxStdoutChars: number;
   readonly maxStderrChars: number;
 }
@@ -55,7 +57,10 @@ export function runGrep(args: readonly string[], input: Uint8Array, options: Gre
     child.kill('SIGKILL');
   };
 
-  const timer = setTimeout(() => stop(tooExpensive(options.timeoutMs)), options.timeoutMs);
+  const stopWatching =
+    child.pid === undefined
+      ? () => {}
+      : watchCpuBudget(child.pid, options.budget, (verdict) => stop(overBudget(verdict, options.budget)));
 
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
@@ -82,7 +87,7 @@ export function runGrep(args: readonly string[], input: Uint8Array, options: Gre
   const done = new Promise<GrepMatch[]>((resolve, reject) => {
     child.on('close', (code, signal) => {
       exited = true;
-      clearTimeout(timer);
+      stopWatching();
       try {
         resolve(outcome(code, signal));
       } catch (err) {
@@ -112,10 +117,18 @@ export function runGrep(args: readonly string[], input: Uint8Array, options: Gre
   return { done, stop };
 }
 
-function tooExpensive(timeoutMs: number): PtyError {
+function overBudget(verdict: BudgetVerdict, budget: CpuBudget): PtyError {
+  const cpu = Math.round(verdict.cpuMs);
+  const elapsed = Math.round(verdict.elapsedMs);
+  if (verdict.kind === 'wall') {
+    return new PtyError(
+      'busy',
+      `grep was stopped after ${elapsed} ms (GREP_WALL_TIMEOUT_MS = ${budget.wallTimeoutMs}) having had only ${cpu} ms of CPU time: the machine is too busy to finish this search now. Nothing is wrong with the pattern; try it again.`,
+    );
+  }
   return new PtyError(
     'pattern_too_expensive',
-    `the pattern was stopped after ${timeoutMs} ms (GREP_TIMEOUT_MS): it is too expensive to match against this output. ` +
+    `the pattern was stopped after ${cpu} ms of grep's CPU time (GREP_CPU_BUDGET_MS = ${budget.budgetMs}, ${elapsed} ms in all): it is too expensive to match against this output. ` +
       'Use a simpler pattern: avoid back-references like \\1 and nested repetition like (a+)+, and prefer plain words or anchored literals.',
   );
 }

@@ -1,6 +1,9 @@
 import { getEventListeners } from 'node:events';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PtyError } from '../../src/errors.js';
-import { MAX_GREP_QUEUE, MAX_GREP_WORKERS, MAX_PATTERN_CHARS } from '../../src/limits.js';
+import { GREP_CPU_BUDGET_MS, MAX_GREP_QUEUE, MAX_GREP_WORKERS, MAX_PATTERN_CHARS } from '../../src/limits.js';
 import { GrepPool, type GrepPoolLoad, type GrepRequest } from '../../src/search/grep-pool.js';
 import { childrenOfSelf } from '../../src/testkit/processes.js';
 import { waitFor } from '../../src/testkit/waits.js';
@@ -54,6 +57,16 @@ function loadRecorder() {
     peak.queued = Math.max(peak.queued, load.queued);
   };
   return { peak, onLoadChange };
+}
+
+/** Stand-in greps, each a shell script in one directory removed after the suite. */
+const standIns = mkdtempSync(join(tmpdir(), 'local-pty-grep-'));
+afterAll(() => rmSync(standIns, { recursive: true, force: true }));
+function standIn(name: string, body: string): string {
+  const path = join(standIns, name);
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
 }
 
 const pools: GrepPool[] = [];
@@ -192,19 +205,49 @@ describe('GrepPool', () => {
   });
 
   describe('expensive patterns', () => {
-    it('kills grep after GREP_TIMEOUT_MS and says the pattern is too expensive', async () => {
+    it('kills grep once it has used GREP_CPU_BUDGET_MS of CPU time and says the pattern is too expensive', async () => {
       const pool = newPool();
       const started = Date.now();
       const error = await rejection(pool.search(slow()));
       const elapsed = Date.now() - started;
       expect(error.code).toBe('pattern_too_expensive');
-      expect(error.message).toContain('250 ms');
+      expect(error.message).toContain(`(GREP_CPU_BUDGET_MS = ${GREP_CPU_BUDGET_MS},`);
+      const used = Number(/after (\d+) ms of grep's CPU time/.exec(error.message)?.[1]);
+      expect(used).toBeGreaterThanOrEqual(GREP_CPU_BUDGET_MS);
       expect(error.message).toContain('simpler pattern');
       // The pattern runs for seconds when left alone; the bound is loose because the machine is shared.
       expect(elapsed).toBeLessThan(2_000);
       expect(grepChildren()).toEqual([]);
       // The pool is still usable afterwards.
       await expect(pool.search(request())).resolves.toHaveLength(2);
+    });
+
+    it('does not call a grep that waited for the CPU too expensive: the budget is CPU time, not wall time', async () => {
+      // Sleeps (no CPU) three budgets long before it searches, as a grep on a busy machine waits for a core.
+      const pool = newPool({ grepPath: standIn('late-grep', 'sleep 0.3; exec /usr/bin/grep "$@"'), cpuBudgetMs: 100 });
+      await expect(pool.search(request())).resolves.toEqual([
+        { lineNumber: 2, text: 'beta' },
+        { lineNumber: 3, text: 'gamma beta' },
+      ]);
+    });
+
+    it('stops a grep that gets no CPU at the wall timeout, as busy, saying how much it had', async () => {
+      const pool = newPool({
+        grepPath: standIn('starved-grep', 'exec sleep 30'),
+        cpuBudgetMs: 100,
+        wallTimeoutMs: 300,
+      });
+      const started = Date.now();
+      const error = await rejection(pool.search(request()));
+      const elapsed = Date.now() - started;
+      expect(error.code).toBe('busy');
+      expect(error.message).toMatch(/having had only \d+ ms of CPU time/);
+      expect(error.message).toContain('(GREP_WALL_TIMEOUT_MS = 300)');
+      expect(error.message).toContain('Nothing is wrong with the pattern');
+      expect(elapsed).toBeGreaterThanOrEqual(300);
+      expect(elapsed).toBeLessThan(2_000);
+      await waitFor(() => pool.load.running === 0, 'the pool frees the worker');
+      expect(childrenOfSelf({ withOrphanGuard: true }).filter((c) => c.comm === 'sleep')).toEqual([]);
     });
   });
 
@@ -239,8 +282,8 @@ describe('GrepPool', () => {
 
     it('never runs more than MAX_GREP_WORKERS over many mixed searches, and leaves no grep behind', async () => {
       const { peak, onLoadChange } = loadRecorder();
-      // A looser kill bound than GREP_TIMEOUT_MS: on a loaded machine a plain search must not be mistaken for a slow one.
-      const pool = newPool({ onLoadChange, timeoutMs: 1_000 });
+      // The default bounds: grep's CPU time, not the wall time a loaded machine makes it wait, is what is bounded.
+      const pool = newPool({ onLoadChange });
       const searches = Array.from(
         { length: 60 },
         (_, i) => () =>
@@ -299,7 +342,7 @@ describe('GrepPool', () => {
     });
 
     it('gives up on a search that waited longer than queueTimeoutMs', async () => {
-      const pool = newPool({ maxWorkers: 1, queueTimeoutMs: 50, timeoutMs: 5_000 });
+      const pool = newPool({ maxWorkers: 1, queueTimeoutMs: 50, cpuBudgetMs: 5_000, wallTimeoutMs: 5_000 });
       const blocker = rejection(pool.search(slow()));
       const error = await rejection(pool.search(request()));
       expect(error.code).toBe('busy');
@@ -312,7 +355,7 @@ describe('GrepPool', () => {
 
   describe('cancelling', () => {
     it('removes an aborted waiting search from the queue, with the abort reason and no listener left', async () => {
-      const pool = newPool({ maxWorkers: 1, timeoutMs: 5_000 });
+      const pool = newPool({ maxWorkers: 1, cpuBudgetMs: 5_000, wallTimeoutMs: 5_000 });
       const blocker = rejection(pool.search(slow()));
       const controller = new AbortController();
       const waiting = pool.search(request({ signal: controller.signal }));
@@ -327,7 +370,7 @@ describe('GrepPool', () => {
     });
 
     it('kills the grep of an aborted running search and settles once it is gone', async () => {
-      const pool = newPool({ timeoutMs: 5_000 });
+      const pool = newPool({ cpuBudgetMs: 5_000, wallTimeoutMs: 5_000 });
       const controller = new AbortController();
       const searching = rejection(pool.search(slow({ signal: controller.signal })));
       await waitFor(() => grepChildren().length === 1, 'grep runs');
@@ -358,7 +401,7 @@ describe('GrepPool', () => {
 
   describe('close', () => {
     it('rejects waiting searches, kills running ones and resolves once every grep has exited', async () => {
-      const pool = newPool({ timeoutMs: 10_000 });
+      const pool = newPool({ cpuBudgetMs: 10_000, wallTimeoutMs: 10_000 });
       const running = Array.from({ length: MAX_GREP_WORKERS }, () => rejection(pool.search(slow())));
       const queued = Array.from({ length: 3 }, () => rejection(pool.search(request())));
       await waitFor(() => grepChildren().length === MAX_GREP_WORKERS, 'all workers run');

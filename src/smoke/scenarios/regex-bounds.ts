@@ -3,13 +3,13 @@ import { expectEqual, expectThat } from '../expect.js';
 import { ended } from '../harness.js';
 import { childrenOfSelf, commOf } from '../../testkit/processes.js';
 import type { Scenario } from '../scenario.js';
-import { GREP_QUEUE_TIMEOUT_MS, GREP_TIMEOUT_MS, MAX_GREP_WORKERS } from '../../limits.js';
+import { GREP_CPU_BUDGET_MS, GREP_QUEUE_TIMEOUT_MS, GREP_WALL_TIMEOUT_MS, MAX_GREP_WORKERS } from '../../limits.js';
 
 /** A prime count of a's: `^(aa+)\1+$` matches only composite lengths, so the backtracking tries everything. */
 const A_COUNT = 40_009;
 const CATASTROPHIC = '^(aa+)\\1+$';
 const CONCURRENT = 6;
-/** Past the grep timeout: spawning grep, killing it and a loaded machine. Unbounded, this search runs for minutes. */
+/** Past grep's wall timeout: spawning grep and killing it. Unbounded, this search runs for minutes. */
 const STOP_MARGIN_MS = 1_000;
 /** How often the grep processes are counted while searches run. */
 const SAMPLE_MS = 2;
@@ -47,10 +47,18 @@ export const regexBounds: Scenario = {
     const expensive = await session.attempt('pty_read', { id: pty.id, pattern: CATASTROPHIC });
     const took = performance.now() - start;
     expectEqual(expensive.ok ? 'success' : expensive.code, 'pattern_too_expensive', `pty_read with ${CATASTROPHIC}`);
+    // Stopped once grep had used its CPU budget (the message says how much it used), and never past the wall timeout.
+    const usedMs = Number(/after (\d+) ms of grep's CPU time/.exec(expensive.ok ? '' : expensive.message)?.[1]);
+    expectThat(
+      usedMs,
+      (ms) => ms >= GREP_CPU_BUDGET_MS && ms < GREP_CPU_BUDGET_MS + STOP_MARGIN_MS,
+      `at least the ${GREP_CPU_BUDGET_MS} ms budget, under ${GREP_CPU_BUDGET_MS + STOP_MARGIN_MS}`,
+      "grep's CPU time when the catastrophic search was stopped",
+    );
     expectThat(
       Math.round(took),
-      (ms) => ms < GREP_TIMEOUT_MS + STOP_MARGIN_MS,
-      `under ${GREP_TIMEOUT_MS + STOP_MARGIN_MS} ms (stopped at the ${GREP_TIMEOUT_MS} ms bound)`,
+      (ms) => ms < GREP_WALL_TIMEOUT_MS + STOP_MARGIN_MS,
+      `under ${GREP_WALL_TIMEOUT_MS + STOP_MARGIN_MS} ms`,
       'time to refuse the catastrophic search',
     );
 
