@@ -64,6 +64,11 @@ export const MAX_RAW_CHARS = MAX_BUFFER_CHARS;
  */
 export const PLAIN_RING_SLACK_BYTES = 4 * LINE_SCAN_MAX_CHUNK_BYTES;
 /**
+ * What a PTY's ring of plain bytes takes at its first write; it doubles as it fills, up to its size. Every byte a
+ * runtime hands out for it counts toward its collector's next full collection, whether or not it is ever written.
+ */
+export const PLAIN_RING_FIRST_BYTES = 65_536;
+/**
  * PTY output rendered per turn of the host's event loop, all PTYs together (see src/streams/ingest-gate.ts);
  * at least one chunk (≤ 64 KiB) per turn always gets through.
  */

@@ -1,5 +1,6 @@
 import { asciiText } from '../text/ascii-text.js';
-import { memoryOutsideForks } from '../text/memory-outside-forks.js';
+import { PLAIN_RING_FIRST_BYTES } from '../limits.js';
+import { GrowableMemory } from '../text/growable-memory.js';
 import { OffsetRing } from './offset-ring.js';
 
 /** Bytes of plain output held in a ByteRing: `length` bytes from the ring's absolute offset `at`. */
@@ -19,20 +20,29 @@ const LF = 0x0a;
  * largest part of the plugin's host CPU over the bare reader (docs/PERFORMANCE.md, seventeenth session). Written into
  * the same pages again and again, it costs a copy.
  *
- * The memory is taken whole at the start; the system gives it pages only as they are first written, so a PTY that
- * prints little holds little. Offsets are absolute and only grow; byte `at` lives at `at % capacity`. A span never
+ * The memory is taken as the output reaches it, from PLAIN_RING_FIRST_BYTES at the first write, doubling up to
+ * `capacity` (see GrowableMemory: taken whole at the start, it counted toward the collector's next full collection at
+ * every spawn). Offsets are absolute and only grow; byte `at` lives at `at % capacity`. A span never
  * wraps: a write that would cross the end of the memory starts at its beginning, and the bytes skipped are a gap. A
  * write never overwrites a byte at or after `oldestLive`, the oldest offset a holder still refers to: it refuses
  * instead, and the caller keeps that output as a string. The buffer's bounds keep what is live well within the
  * capacity (OutputBuffer sizes it), so refusing is a belt that should never have to hold.
  */
 export class ByteRing {
-  private readonly memory: Buffer;
+  private readonly growable: GrowableMemory;
+  /** The memory as far as it was taken: every span lies in it. */
+  private memory: Buffer;
   /** Absolute offset where the next write starts (gaps included). */
   private head = 0;
 
-  constructor(capacity: number) {
-    this.memory = memoryOutsideForks(capacity);
+  constructor(private readonly capacity: number) {
+    this.growable = new GrowableMemory(capacity, Math.min(capacity, PLAIN_RING_FIRST_BYTES));
+    this.memory = this.growable.bytes;
+  }
+
+  /** Bytes of memory taken so far (see GrowableMemory). */
+  get takenBytes(): number {
+    return this.memory.length;
   }
 
   /** Absolute offset where the next write starts: what a caller passes as `oldestLive` when nothing is live. */
@@ -46,11 +56,13 @@ export class ByteRing {
    */
   write(bytes: Uint8Array, oldestLive: number): RingSpan | undefined {
     const length = bytes.length;
-    const capacity = this.memory.length;
+    const capacity = this.capacity;
     const offset = this.head % capacity;
     const at = offset + length <= capacity ? this.head : this.head - offset + capacity;
     if (at + length - Math.min(oldestLive, this.head) > capacity) return undefined;
-    this.memory.set(bytes, at % capacity);
+    const start = at % capacity;
+    if (start + length > this.memory.length) this.memory = this.growable.atLeast(start + length);
+    this.memory.set(bytes, start);
     this.head = at + length;
     return { at, length };
   }
@@ -96,7 +108,7 @@ export class ByteRing {
   }
 
   private physical(span: RingSpan): number {
-    return span.at % this.memory.length;
+    return span.at % this.capacity;
   }
 }
 

@@ -1,11 +1,22 @@
 import { RUNS_IN_BUN } from '../engine/runtime.js';
 
 /** A WebAssembly memory's page. */
-const WASM_PAGE_BYTES = 65_536;
+export const WASM_PAGE_BYTES = 65_536;
 
-/** The part of the WebAssembly API used here (the project's type libraries do not declare it). */
-interface WasmMemoryApi {
-  readonly Memory: new (descriptor: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer };
+/** A WebAssembly memory: its pages, and `grow`, which detaches the old `buffer` (the project's type libraries do not declare it). */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
+/** The part of the WebAssembly API used here. */
+export interface WasmMemoryApi {
+  readonly Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
+}
+
+/** The WebAssembly API where memories are worth having: Node's (Bun spawns without forking, see below). */
+export function wasmForMemory(): WasmMemoryApi | undefined {
+  return RUNS_IN_BUN ? undefined : (globalThis as { WebAssembly?: WasmMemoryApi }).WebAssembly;
 }
 
 /**
@@ -15,11 +26,11 @@ interface WasmMemoryApi {
  * of forks keeps its pages. (Bun spawns without forking; there it is ordinary memory.)
  */
 export function memoryOutsideForks(bytes: number): Buffer {
-  const wasm = (globalThis as { WebAssembly?: WasmMemoryApi }).WebAssembly;
   // Bun spawns without forking, so there is nothing to keep out of, and it makes a WebAssembly memory of 1.5 MB in
   // 0.6–0.7 ms (writing its pages, it seems) against a few microseconds for ordinary memory, which gets its pages as
   // they are first written.
-  if (wasm === undefined || RUNS_IN_BUN) return Buffer.allocUnsafeSlow(bytes);
+  const wasm = wasmForMemory();
+  if (wasm === undefined) return Buffer.allocUnsafeSlow(bytes);
   const pages = Math.ceil(bytes / WASM_PAGE_BYTES);
   try {
     // Exactly `bytes`: the rest of the last page is never written, so it never takes memory.

@@ -1,0 +1,68 @@
+import { WASM_PAGE_BYTES, type WasmMemory, wasmForMemory } from './memory-outside-forks.js';
+
+const NO_MEMORY = Buffer.alloc(0);
+
+/**
+ * Memory that is taken as it is needed, up to `maxBytes`, keeping what was written: a WebAssembly memory where
+ * memoryOutsideForks would make one (out of Node's forks, and grown in place), ordinary memory, copied as it
+ * doubles, elsewhere.
+ *
+ * Why not all of it at once: a runtime counts every byte it hands out for an ArrayBuffer toward its collector's next
+ * full collection, written or not. A PTY's ring was 1.6 MB taken at its start (and another for the spare buffer made
+ * when a PTY goes), so every spawn brought V8's next mark-compact 3.2 MB closer: one every 10–20 spawns, each
+ * 10–30 ms of the host's CPU on this VM, where the pages it marks fault again after every fork (docs/PERFORMANCE.md,
+ * twenty-first session). A PTY that prints little now takes one page.
+ */
+export class GrowableMemory {
+  private wasm: WasmMemory | undefined;
+  private view: Buffer = NO_MEMORY;
+
+  constructor(
+    readonly maxBytes: number,
+    private readonly firstBytes: number,
+  ) {}
+
+  /** What is there now: valid until the next `atLeast` that grows it. */
+  get bytes(): Buffer {
+    return this.view;
+  }
+
+  /**
+   * The memory, at least `need` bytes long (`need` ≤ maxBytes): grown to `need`, twice its size or `firstBytes`,
+   * whichever is largest, at most `maxBytes`. Views of the memory before a growth are no longer valid after it.
+   */
+  atLeast(need: number): Buffer {
+    if (need <= this.view.length) return this.view;
+    if (need > this.maxBytes) throw new RangeError(`${need} bytes asked of a memory of at most ${this.maxBytes}`);
+    const size = Math.min(this.maxBytes, Math.max(need, 2 * this.view.length, this.firstBytes));
+    this.view = this.grownInPlace(size) ?? this.copiedTo(size);
+    return this.view;
+  }
+
+  /** The WebAssembly memory grown to `size` (made, the first time), or undefined where there is none to grow. */
+  private grownInPlace(size: number): Buffer | undefined {
+    const pages = Math.ceil(size / WASM_PAGE_BYTES);
+    try {
+      if (this.wasm === undefined) {
+        // Only at the start: memory that went the ordinary way once stays ordinary.
+        const api = this.view.length === 0 ? wasmForMemory() : undefined;
+        if (api === undefined) return undefined;
+        this.wasm = new api.Memory({ initial: pages, maximum: Math.ceil(this.maxBytes / WASM_PAGE_BYTES) });
+      } else {
+        this.wasm.grow(pages - this.wasm.buffer.byteLength / WASM_PAGE_BYTES);
+      }
+    } catch {
+      // Refused (V8 reserves gigabytes of address space per memory; `ulimit -v` can forbid that): the ordinary way,
+      // with what is written so far copied.
+      this.wasm = undefined;
+      return undefined;
+    }
+    return Buffer.from(this.wasm.buffer, 0, Math.min(pages * WASM_PAGE_BYTES, this.maxBytes));
+  }
+
+  private copiedTo(size: number): Buffer {
+    const next = Buffer.allocUnsafeSlow(size);
+    this.view.copy(next);
+    return next;
+  }
+}
