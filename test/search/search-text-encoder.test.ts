@@ -1,9 +1,8 @@
 import fc from 'fast-check';
-import { spawn } from 'node:child_process';
 import { MAX_KEPT_SEARCH_BYTES } from '../../src/limits.js';
 import { SearchTextEncoder } from '../../src/search/search-text-encoder.js';
 import { memoryOutsideForks } from '../../src/text/memory-outside-forks.js';
-import { minorFaults } from '../../src/testkit/page-faults.js';
+import { faultsWritingAgainAfterSpawn } from '../../src/testkit/page-faults.js';
 
 /** Whole lines, each ended by `\n`, as the output buffer hands them: any characters, astral ones included. */
 const lines = fc.array(
@@ -89,13 +88,6 @@ describe('SearchTextEncoder', () => {
   });
 });
 
-const spawned = () =>
-  new Promise<void>((resolve, reject) => {
-    const child = spawn('/bin/true', [], { stdio: 'ignore' });
-    child.once('error', reject);
-    child.once('close', () => resolve());
-  });
-
 describe('memoryOutsideForks', () => {
   const PAGES = 256;
 
@@ -128,19 +120,9 @@ describe('memoryOutsideForks', () => {
   // Node spawns by forking, after which every ordinary page the host writes faults again: a search's kept buffer
   // would take a fault per page at every search (each spawns grep). Counted, not timed: faults are not noise.
   it('takes no copy-on-write fault per page when written again after a spawn, where an ordinary buffer does', async () => {
-    const outside = memoryOutsideForks(PAGES * 4096);
-    const ordinary = Buffer.allocUnsafeSlow(PAGES * 4096);
-    outside.fill(1);
-    ordinary.fill(1);
-    await spawned();
-    let before = minorFaults();
-    ordinary.fill(2);
-    const ordinaryFaults = minorFaults() - before;
-    before = minorFaults();
-    outside.fill(2);
-    const outsideFaults = minorFaults() - before;
+    const faults = await faultsWritingAgainAfterSpawn(memoryOutsideForks(PAGES * 4096));
     // The control shows the fork's effect on this machine; without it the comparison would say nothing.
-    expect(ordinaryFaults).toBeGreaterThanOrEqual(PAGES / 2);
-    expect(outsideFaults).toBeLessThan(PAGES / 8);
+    expect(faults.ordinary).toBeGreaterThanOrEqual(PAGES / 2);
+    expect(faults.memory).toBeLessThan(PAGES / 8);
   });
 });

@@ -1,15 +1,7 @@
-import { spawn } from 'node:child_process';
 import { GrowableMemory } from '../../src/text/growable-memory.js';
-import { minorFaults } from '../../src/testkit/page-faults.js';
+import { faultsWritingAgainAfterSpawn } from '../../src/testkit/page-faults.js';
 
 const PAGE = 65_536;
-
-const spawned = () =>
-  new Promise<void>((resolve, reject) => {
-    const child = spawn('/bin/true', [], { stdio: 'ignore' });
-    child.once('error', reject);
-    child.once('close', () => resolve());
-  });
 
 /** Runs `body` with `globalThis.WebAssembly` replaced (undefined: none at all). */
 function withWebAssembly(replacement: unknown, body: () => void): void {
@@ -88,19 +80,9 @@ describe('GrowableMemory', () => {
     const pages = 256;
     const memory = new GrowableMemory(pages * 4096, PAGE);
     memory.atLeast(PAGE).fill(1);
-    const grown = memory.atLeast(pages * 4096);
-    grown.fill(1);
-    const ordinary = Buffer.allocUnsafeSlow(pages * 4096);
-    ordinary.fill(1);
-    await spawned();
-    let before = minorFaults();
-    ordinary.fill(2);
-    const ordinaryFaults = minorFaults() - before;
-    before = minorFaults();
-    memory.bytes.fill(2);
-    const grownFaults = minorFaults() - before;
+    const faults = await faultsWritingAgainAfterSpawn(memory.atLeast(pages * 4096));
     // The control shows the fork's effect on this machine; without it the comparison would say nothing.
-    expect(ordinaryFaults).toBeGreaterThanOrEqual(pages / 2);
-    expect(grownFaults).toBeLessThan(pages / 8);
+    expect(faults.ordinary).toBeGreaterThanOrEqual(pages / 2);
+    expect(faults.memory).toBeLessThan(pages / 8);
   });
 });
