@@ -9,10 +9,12 @@ export interface CpuBudget {
   readonly minCheckMs: number;
 }
 
-/** Why a process is over: it used its CPU budget, or the wall timeout came first (it waited for a core). */
-export type BudgetVerdict =
-  | { readonly kind: 'cpu'; readonly cpuMs: number; readonly elapsedMs: number }
-  | { readonly kind: 'wall'; readonly cpuMs: number; readonly elapsedMs: number };
+/** Why a process is over: it used its CPU budget (`cpu`), or the wall timeout came first (`wall`: it waited for a core). */
+export interface BudgetVerdict {
+  readonly kind: 'cpu' | 'wall';
+  readonly cpuMs: number;
+  readonly elapsedMs: number;
+}
 
 export interface BudgetClock {
   readonly now: () => number;

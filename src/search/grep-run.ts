@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { parseGrepOutput } from './grep-output.js';
 import type { GrepMatch } from './grep-request.js';
@@ -120,17 +121,25 @@ export function runGrep(args: readonly string[], input: Uint8Array, options: Gre
 function overBudget(verdict: BudgetVerdict, budget: CpuBudget): PtyError {
   const cpu = Math.round(verdict.cpuMs);
   const elapsed = Math.round(verdict.elapsedMs);
-  if (verdict.kind === 'wall') {
-    return new PtyError(
-      'busy',
-      `grep was stopped after ${elapsed} ms (GREP_WALL_TIMEOUT_MS = ${budget.wallTimeoutMs}) having had only ${cpu} ms of CPU time: the machine is too busy to finish this search now. Nothing is wrong with the pattern; try it again.`,
-    );
-  }
-  return new PtyError(
-    'pattern_too_expensive',
-    `the pattern was stopped after ${cpu} ms of grep's CPU time (GREP_CPU_BUDGET_MS = ${budget.budgetMs}, ${elapsed} ms in all): it is too expensive to match against this output. ` +
-      'Use a simpler pattern: avoid back-references like \\1 and nested repetition like (a+)+, and prefer plain words or anchored literals.',
-  );
+  return match(verdict.kind)
+    .with(
+      'wall',
+      () =>
+        new PtyError(
+          'busy',
+          `grep was stopped after ${elapsed} ms (GREP_WALL_TIMEOUT_MS = ${budget.wallTimeoutMs}) having had only ${cpu} ms of CPU time: the machine is too busy to finish this search now. Nothing is wrong with the pattern; try it again.`,
+        ),
+    )
+    .with(
+      'cpu',
+      () =>
+        new PtyError(
+          'pattern_too_expensive',
+          `the pattern was stopped after ${cpu} ms of grep's CPU time (GREP_CPU_BUDGET_MS = ${budget.budgetMs}, ${elapsed} ms in all): it is too expensive to match against this output. ` +
+            'Use a simpler pattern: avoid back-references like \\1 and nested repetition like (a+)+, and prefer plain words or anchored literals.',
+        ),
+    )
+    .exhaustive();
 }
 
 function spawnFailed(grepPath: string, err: unknown): PtyError {
