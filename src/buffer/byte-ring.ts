@@ -36,7 +36,7 @@ export class ByteRing {
   private head = 0;
 
   constructor(private readonly capacity: number) {
-    this.growable = new GrowableMemory(capacity, Math.min(capacity, PLAIN_RING_FIRST_BYTES));
+    this.growable = new GrowableMemory(capacity, PLAIN_RING_FIRST_BYTES);
     this.memory = this.growable.bytes;
   }
 
