@@ -6,7 +6,7 @@ import type { LinesRead, MatchesRead, RawRead } from '../protocol/tool-results.j
 import { membersView } from './envelopes.js';
 import type { PtySession } from './pty-session.js';
 import { cursorAfterPage, formatCursor } from './read-cursor.js';
-import { viewLines } from './read-view.js';
+import { viewLine, viewLines } from './read-view.js';
 
 export type Search = (request: Omit<GrepRequest, 'signal'>) => Promise<GrepMatch[]>;
 
@@ -131,12 +131,11 @@ export async function readOutput(
     return result;
   }
   const { start, end, ...next } = window(buffer.retainedLines, input.offset, limit, input.tail, 'lines');
-  const page = buffer.page(start, end - start);
-  const lines = viewLines(page);
+  const lines = buffer.pageAs(start, end - start, viewLine);
   const result: LinesRead = {
     ...base,
     offset: start,
-    returned: page.length,
+    returned: lines.length,
     lines,
     ...next,
     cursor: cursorAfterPage(buffer.completedLines, lines.at(-1)?.line),

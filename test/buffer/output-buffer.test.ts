@@ -118,6 +118,23 @@ describe('OutputBuffer', () => {
       expect(buffer.tail(0)).toEqual([]);
     });
 
+    it('shapes each line of a page as the caller asks, with the same numbers, text and bounds as page', () => {
+      const dropped = new OutputBuffer({ maxChars: 12, lineOverheadChars: 0 });
+      dropped.append('a1\na2\na3\na4\na5\na6\na7');
+      const shaped = (offset: number, limit: number) => dropped.pageAs(offset, limit, (n, text) => `${n}:${text}`);
+      expect(shaped(0, 100)).toEqual(['4:a4', '5:a5', '6:a6', '7:a7']);
+      for (const [offset, limit] of [
+        [0, 100],
+        [1, 2],
+        [dropped.retainedLines - 1, 5],
+        [dropped.retainedLines, 5],
+        [0, 0],
+      ] as const)
+        expect(shaped(offset, limit)).toEqual(dropped.page(offset, limit).map((l) => `${l.lineNumber}:${l.text}`));
+      expect(shaped(2, 1)).toEqual(['6:a6']);
+      expect(() => dropped.pageAs(-1, 1, String)).toThrow(RangeError);
+    });
+
     it('tails at most what is retained', () => {
       expect(buffer.tail(2).map((line) => line.text)).toEqual(['l3', 'l4']);
       expect(buffer.tail(100).map((line) => line.lineNumber)).toEqual([1, 2, 3, 4]);
