@@ -58,11 +58,12 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
   // runs built (the compiled program, the DFA's states), so the same source and case come back without a compile.
   const kept = patternSpecimens.reuse((pattern) => pattern.source === source && pattern.ignoreCase === ignoreCase);
   if (kept !== undefined) return kept;
+  // One program serves lines and blocks alike. MULTILINE changes only what ^ and $ match next to a `\n` inside the
+  // text, and a line has none, so a line tests the same either way. Each compile was ~0.35 ms of the host's thread
+  // in an interactive call, whose wait brings a new pattern every time (docs/PERFORMANCE.md).
   let compiled: RE2JS;
-  let multiline: RE2JS;
   try {
-    compiled = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
-    multiline = RE2JS.compile(source, (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.MULTILINE);
+    compiled = RE2JS.compile(source, (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.MULTILINE);
   } catch (err) {
     const reason = err instanceof RE2JSException ? err.message : String(err);
     throw new PtyError(
@@ -85,15 +86,15 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
     mayMatchAscii: (bytes) => inAscii === undefined || inAscii(bytes),
     rulesOutAscii: inAscii !== undefined,
     matchingLines: (text) =>
-      lineByLine ? eachLineTested(text, test, finder) : joinedThenLines(text, multiline, test, finder),
+      lineByLine ? eachLineTested(text, test, finder) : joinedThenLines(text, compiled, test, finder),
   };
   keepSpecimen(pattern);
   return pattern;
 }
 
 /**
- * The last few patterns compiled, each run once on both engines so that re2js has built what it builds on first
- * use: their hidden classes then outlive the wait or the PTY that used them (see Specimens), and the same pattern
+ * The last few patterns compiled, each run once on a line and on a block so that re2js has built what it builds on
+ * first use: their hidden classes then outlive the wait or the PTY that used them (see Specimens), and the same pattern
  * asked for again is one of them. A pattern holds its source and re2js's compiled program and state cache, which
  * re2js bounds (0.1–0.6 MiB measured after pathological patterns over 1.2 MB of text), never output.
  */

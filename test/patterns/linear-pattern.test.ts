@@ -131,6 +131,23 @@ describe('compileLinearPattern', () => {
     );
   });
 
+  it("tests a line with the pattern's plain meaning: ^ and $ at the line's own ends, as RegExp without the m flag", () => {
+    // The one compiled program is a multi-line one (for blocks); on a line, which holds no \n, it must mean the same.
+    const sources = ['^a', 'b$', '^$', '^a.*c$', '\\bab', 'a\\s*$', '^(a|b)+$', '[^a]$', '(?i)^B', 'c\\r?$', '^ ?$'];
+    fc.assert(
+      fc.property(fc.constantFrom(...sources), fc.stringMatching(/^[abcAB \r]{0,8}$/), (source, line) => {
+        expect(compileLinearPattern('p', source).test(line)).toBe(
+          new RegExp(source.replace('(?i)', ''), source.startsWith('(?i)') ? 'i' : '').test(line),
+        );
+      }),
+      { numRuns: 1_000 },
+    );
+    // \A and \z: the line's ends too.
+    expect(compileLinearPattern('p', '\\Aab').test('ab')).toBe(true);
+    expect(compileLinearPattern('p', '\\Aab').test('cab')).toBe(false);
+    expect(compileLinearPattern('p', 'ab\\z').test('abc')).toBe(false);
+  });
+
   it('agrees with RegExp on simple literal patterns', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-c]{1,3}$/), fc.stringMatching(/^[a-c ]{0,20}$/), (word, line) => {
