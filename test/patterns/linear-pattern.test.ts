@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { RE2JS } from 're2js';
 import { KEPT_PATTERN_SPECIMENS, MAX_PATTERN_CHARS } from '../../src/limits.js';
 import { compileLinearPattern, patternSpecimens } from '../../src/patterns/linear-pattern.js';
 
@@ -131,16 +132,30 @@ describe('compileLinearPattern', () => {
     );
   });
 
-  it("tests a line with the pattern's plain meaning: ^ and $ at the line's own ends, as RegExp without the m flag", () => {
-    // The one compiled program is a multi-line one (for blocks); on a line, which holds no \n, it must mean the same.
-    const sources = ['^a', 'b$', '^$', '^a.*c$', '\\bab', 'a\\s*$', '^(a|b)+$', '[^a]$', '(?i)^B', 'c\\r?$', '^ ?$'];
+  it("tests a line with the pattern's plain meaning: ^ and $ at the line's own ends, as RE2 and RegExp without m", () => {
+    // The one compiled program is a multi-line one (for blocks); on a line, which holds no \n, it must mean the same as
+    // the plain program. RegExp agrees too once its `.` takes \r as RE2's does (the s flag; a line has no \n).
+    const sources = [
+      '^a',
+      'b$',
+      '^$',
+      '^a.*c$',
+      '\\bab',
+      'a\\s*$',
+      '^(a|b)+$',
+      '[^a]$',
+      '(?i)^B',
+      'c\\r?$',
+      '^ ?$',
+      'a.$',
+    ];
     fc.assert(
       fc.property(fc.constantFrom(...sources), fc.stringMatching(/^[abcAB \r]{0,8}$/), (source, line) => {
-        expect(compileLinearPattern('p', source).test(line)).toBe(
-          new RegExp(source.replace('(?i)', ''), source.startsWith('(?i)') ? 'i' : '').test(line),
-        );
+        const verdict = compileLinearPattern('p', source).test(line);
+        expect(verdict).toBe(RE2JS.compile(source).test(line));
+        expect(verdict).toBe(new RegExp(source.replace('(?i)', ''), source.startsWith('(?i)') ? 'is' : 's').test(line));
       }),
-      { numRuns: 1_000 },
+      { numRuns: 2_000 },
     );
     // \A and \z: the line's ends too.
     expect(compileLinearPattern('p', '\\Aab').test('ab')).toBe(true);
