@@ -23,10 +23,35 @@ interface Snapshot {
   readonly external: number;
 }
 
+/**
+ * How long a snapshot first waits after a collection, then how often RSS is looked at, how close two looks must be
+ * to call it settled, and for how long at most.
+ */
+const SETTLE_FIRST_MS = 1_000;
+const SETTLE_EVERY_MS = 250;
+const SETTLED_WITHIN_BYTES = 1 * MiB;
+const SETTLE_AT_MOST_MS = 4_000;
+
+/**
+ * The process's memory once a collection has run and RSS has stopped moving: SETTLE_FIRST_MS, then two looks
+ * SETTLE_EVERY_MS apart within SETTLED_WITHIN_BYTES (at most SETTLE_AT_MOST_MS in all). Bun's allocator gives freed
+ * pages back to the system on its own schedule: 100 ms after 16 PTYs were removed RSS had not moved, 500 ms after it
+ * was 55–65 MiB lower and stayed there (twenty-second session), and a look too early made "before", "full" and
+ * "after cleanup" each land on either side of that drop. Node's RSS settles at once. Every snapshot waits the same way.
+ */
 async function settled(): Promise<Snapshot> {
   fullGc();
-  await sleep(100);
+  await sleep(SETTLE_FIRST_MS);
   fullGc();
+  let last = process.memoryUsage().rss;
+  for (let waited = SETTLE_FIRST_MS; waited < SETTLE_AT_MOST_MS; waited += SETTLE_EVERY_MS) {
+    await sleep(SETTLE_EVERY_MS);
+    fullGc();
+    const now = process.memoryUsage().rss;
+    const still = Math.abs(now - last) <= SETTLED_WITHIN_BYTES;
+    last = now;
+    if (still) break;
+  }
   const { rss, heapUsed, external } = process.memoryUsage();
   return { rss, heapUsed, external };
 }
