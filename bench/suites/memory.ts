@@ -27,17 +27,18 @@ interface Snapshot {
  * How long a snapshot first waits after a collection, then how often RSS is looked at, how close two looks must be
  * to call it settled, and for how long at most.
  */
-const SETTLE_FIRST_MS = 1_000;
-const SETTLE_EVERY_MS = 250;
+const SETTLE_FIRST_MS = 5_000;
+const SETTLE_EVERY_MS = 1_000;
 const SETTLED_WITHIN_BYTES = 1 * MiB;
-const SETTLE_AT_MOST_MS = 4_000;
+const SETTLE_AT_MOST_MS = 10_000;
 
 /**
  * The process's memory once a collection has run and RSS has stopped moving: SETTLE_FIRST_MS, then two looks
  * SETTLE_EVERY_MS apart within SETTLED_WITHIN_BYTES (at most SETTLE_AT_MOST_MS in all). Bun's allocator gives freed
  * pages back to the system on its own schedule: 100 ms after 16 PTYs were removed RSS had not moved, 500 ms after it
- * was 55–65 MiB lower and stayed there (twenty-second session), and a look too early made "before", "full" and
- * "after cleanup" each land on either side of that drop. Node's RSS settles at once. Every snapshot waits the same way.
+ * was 55–65 MiB lower and stayed there. Node's fell 6–20 MiB more between 2 and 5 s after (V8 giving back the pages
+ * of what it freed), then stayed (twenty-second session). A look too early made "before", "full" and "after cleanup"
+ * each land on either side of those drops. Every snapshot waits the same way, in both runtimes.
  */
 async function settled(): Promise<Snapshot> {
   fullGc();
@@ -76,11 +77,13 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
     const warmUp = await pluginFlood(harness, floodPlan(WARM_UP_BYTES, 'mixed'));
     await Promise.all(warmUp.ids.map(({ owner, id }) => harness.read(owner, { id, screen: true })));
     await removeAll(harness, warmUp.ids);
+    // Each round starts where the last one's cleanup left the process: one settled snapshot serves as both.
+    let settledBefore: Snapshot | undefined;
     for (const shape of shapes) {
       const screens = shape === WITH_SCREENS;
       const plan = floodPlan(total, screens ? 'mixed' : shape);
       const title = `${shape === 'mixed' || screens ? 'mixed shapes' : shape.title}${screens ? `, ${FLOOD_PTYS} PTYs with emulators (every screen read while it flows)` : ''}, ${mib(plan.totalBytes)} via ${FLOOD_PTYS} PTYs`;
-      const before = await settled();
+      const before = settledBefore ?? (await settled());
       let peakRss = before.rss;
       let peakHeap = before.heapUsed;
       const sampler = setInterval(() => {
@@ -119,6 +122,7 @@ export async function memory(cfg: BenchConfig): Promise<Row[]> {
       const full = await settled();
       await removeAll(harness, flood.ids);
       const after = await settled();
+      settledBefore = after;
       const grown = full.rss - before.rss;
       const left = after.rss - before.rss;
       log(
