@@ -62,7 +62,12 @@ export function cpuTimeMs(pid: number): number | undefined {
     const onCpuNs = Number(schedstat.slice(0, schedstat.indexOf(' ')));
     if (Number.isFinite(onCpuNs)) return onCpuNs / 1e6;
   }
-  const fields = statFields(readProcFile(pid, 'stat') ?? '');
+  return statCpuTimeMs(readProcFile(pid, 'stat') ?? '');
+}
+
+/** utime + stime of a /proc stat file's `content` (a process's, or one thread's under task/), in ms: 10 ms ticks. */
+export function statCpuTimeMs(content: string): number | undefined {
+  const fields = statFields(content);
   return fields === undefined ? undefined : (fields.at(14) + fields.at(15)) * MS_PER_USER_HZ_TICK;
 }
 

@@ -1,17 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpuTimeMs } from '../../src/engine/procfs.js';
-
-/** USER_HZ on Linux: stat's utime and stime count ticks of 10 ms. */
-const MS_PER_TICK = 10;
+import { cpuTimeMs, statCpuTimeMs } from '../../src/engine/procfs.js';
 
 /** This process's main thread's CPU time by the kernel's tick accounting (its task's stat), a source apart from schedstat. */
-function mainThreadTicksMs(): number {
-  const stat = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8');
-  // Fields after the command name's closing ") ": state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
-}
+const mainThreadTicksMs = (): number =>
+  statCpuTimeMs(readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8'))!;
 
 describe('cpuTimeMs', () => {
   it("grows by the CPU time the process's main thread spends, as the kernel's tick accounting counts it", () => {

@@ -36,12 +36,17 @@ describe('watchCpuBudget', () => {
     return { looks, verdicts, cancel };
   }
 
-  it('stops a process that has a core once it has used the budget, with one look', () => {
-    const { looks, verdicts } = watch(() => 1);
-    jest.advanceTimersByTime(249);
+  /** Nothing until `atMs`, then `verdict` alone. */
+  function expectOnlyAt(verdicts: BudgetVerdict[], atMs: number, verdict: BudgetVerdict) {
+    jest.advanceTimersByTime(atMs - 1);
     expect(verdicts).toEqual([]);
     jest.advanceTimersByTime(1);
-    expect(verdicts).toEqual([{ kind: 'cpu', cpuMs: 250, elapsedMs: 250 }]);
+    expect(verdicts).toEqual([verdict]);
+  }
+
+  it('stops a process that has a core once it has used the budget, with one look', () => {
+    const { looks, verdicts } = watch(() => 1);
+    expectOnlyAt(verdicts, 250, { kind: 'cpu', cpuMs: 250, elapsedMs: 250 });
     expect(looks).toEqual([250]);
   });
 
@@ -60,10 +65,7 @@ describe('watchCpuBudget', () => {
 
   it('stops a process that never gets the CPU at the wall timeout, as "wall", looking once per budget', () => {
     const { looks, verdicts } = watch(() => 0);
-    jest.advanceTimersByTime(1_999);
-    expect(verdicts).toEqual([]);
-    jest.advanceTimersByTime(1);
-    expect(verdicts).toEqual([{ kind: 'wall', cpuMs: 0, elapsedMs: 2_000 }]);
+    expectOnlyAt(verdicts, 2_000, { kind: 'wall', cpuMs: 0, elapsedMs: 2_000 });
     expect(looks).toEqual([250, 500, 750, 1_000, 1_250, 1_500, 1_750, 2_000]);
   });
 
