@@ -55,6 +55,11 @@ export const BUFFER_PIECE_CHARS = 8_192;
  * when they are ASCII (anything else is scanned in JS).
  */
 export const LINE_SCAN_MAX_CHUNK_BYTES = 128 * 1024;
+/**
+ * Plain lines kept as bytes (src/buffer/line-store.ts) join the piece before them while it stays this long: a piece
+ * holds its part of the buffer's ring until its last line is dropped, as a chunk of the largest size did.
+ */
+export const PLAIN_PIECE_MAX_BYTES = LINE_SCAN_MAX_CHUNK_BYTES;
 /** Raw bytes kept for `raw: true` reads: the same bound as the text buffer, in characters. */
 export const MAX_RAW_CHARS = MAX_BUFFER_CHARS;
 /**

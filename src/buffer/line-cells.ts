@@ -117,6 +117,21 @@ export class LineCells {
     return Math.max(this.length - this.visibleStart(), 0);
   }
 
+  /**
+   * The line when it is one span of plain bytes, only appended to, with the cursor at its end and nothing cut off:
+   * then the span is the line exactly as written. Undefined otherwise.
+   */
+  get plainSpan(): RingSpan | undefined {
+    if (this.cells !== undefined || this.parts.length !== 1 || this.skip !== 0 || this.base !== 0) return undefined;
+    const only = this.parts[0] as KeptText;
+    return typeof only === 'string' || this.cursor !== this.length ? undefined : only;
+  }
+
+  /** Starts a new line with the cursor home, as `take` does, for a caller that has the line's text already. */
+  discard(): void {
+    this.newLine();
+  }
+
   /** Returns the line as it looks and starts a new one with the cursor home. */
   take(): string {
     const line = this.partial();

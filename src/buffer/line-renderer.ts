@@ -289,6 +289,23 @@ export class LineRenderer {
     this.line.putKept(span);
   }
 
+  /**
+   * The current line when it is one span of plain bytes (LineCells.plainSpan) and nothing is carried from the last
+   * chunk: a plain `\n` now would complete exactly that span's text. Undefined otherwise.
+   */
+  get plainLineSpan(): RingSpan | undefined {
+    return this.atGround && !this.crAtEnd ? this.line.plainSpan : undefined;
+  }
+
+  /**
+   * Ends the current line (see plainLineSpan) as a `\n` would, for a caller that hands the line to the sink itself,
+   * as the bytes it is.
+   */
+  endPlainLine(): void {
+    this.carriedEnd = -1;
+    this.line.discard();
+  }
+
   /** The ring offset of the oldest span the current line holds, or `none` when it holds none: see ByteRing.write. */
   oldestSpanOr(none: number): number {
     return this.line.oldestSpanOr(none);

@@ -9,6 +9,7 @@ import {
 } from './byte-ring.js';
 import type { LineSink } from './line-renderer.js';
 import { type LineScanner, SCAN_GROUP_LINES } from './line-scan.js';
+import { PLAIN_PIECE_MAX_BYTES } from '../limits.js';
 import { OffsetRing } from './offset-ring.js';
 
 /** Lines per index entry of a plain run: a lookup scans at most this many lines, with indexOf (a memchr). */
@@ -28,8 +29,8 @@ const COMPACT_AT = 256;
 
 /** Whole lines, each ended by `\n`, starting at absolute offset `start` of the stored text. */
 interface Piece {
-  /** A run of plain lines may be bytes in the buffer's ring (see ByteRing). */
-  readonly text: KeptText;
+  /** A run of plain lines may be bytes in the buffer's ring (see ByteRing); such a piece grows at its end. */
+  text: KeptText;
   readonly start: number;
   /** Absolute 0-based index of its first line: a piece starts where a line does. */
   readonly firstLine: number;
@@ -124,20 +125,39 @@ export class LineStore implements LineSink {
 
   /**
    * A run of whole plain lines kept as bytes in the ring (`span`), as `lines` takes one: `scanned` holds the chunk
-   * they came from, and they are its bytes [from, to).
+   * they came from, and the span ends with its bytes [from, to). It may begin before them, with the start of its
+   * first line that the last chunk left open (its bytes just before these in the ring).
    */
   keptLines(span: RingSpan, scanned: LineScanner, from: number, to: number): void {
     const start = this.addPiece(span);
-    this.indexScanned(scanned, from, to, start);
+    this.indexScanned(scanned, from, to, start + span.length - (to - from));
     this.afterRun();
   }
 
   private addPiece(text: KeptText): number {
     this.seal();
     const start = this.end;
-    this.pieces.push({ text, start, firstLine: this.total });
-    this.spans.hold(text);
+    if (!this.extendedLastPiece(text, start)) {
+      this.pieces.push({ text, start, firstLine: this.total });
+      this.spans.hold(text);
+    }
     return start;
+  }
+
+  /**
+   * Whether `text`, a run that starts at `start` (the end of the store), was joined to the last piece: when both are
+   * spans, the run's bytes follow the piece's in the ring and the two stay within PLAIN_PIECE_MAX_BYTES. A flood
+   * then costs a piece per that many bytes, not one per chunk.
+   */
+  private extendedLastPiece(text: KeptText, start: number): boolean {
+    if (typeof text === 'string' || this.pieces.length <= this.pieceHead) return false;
+    const last = this.pieces[this.pieces.length - 1] as Piece;
+    const kept = last.text;
+    if (typeof kept === 'string' || last.start + kept.length !== start || kept.at + kept.length !== text.at)
+      return false;
+    if (kept.length + text.length > PLAIN_PIECE_MAX_BYTES) return false;
+    last.text = { at: kept.at, length: kept.length + text.length };
+    return true;
   }
 
   private afterRun(): void {

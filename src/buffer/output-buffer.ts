@@ -60,9 +60,8 @@ export interface BufferStats {
 
 const LF = 0x0a;
 /**
- * Plain text left on the open line is kept as bytes from this length on. A shorter run (a prompt, a line typed a
- * character at a time) is a string joined to the line's last part, as before: a span per keystroke would be a part
- * each.
+ * A plain chunk with no line feed is kept as bytes from this length on. A shorter one (a line typed a character at a
+ * time) is rendered, a string joined to the line's last part: a span per keystroke would be a part each.
  */
 const MIN_KEPT_OPEN_LINE_BYTES = 1_024;
 
@@ -224,7 +223,13 @@ export class OutputBuffer {
     const modes = this.renderer.modes;
     /** Where the text the chunk leaves on the open line starts. */
     let openFrom = lastEnd;
-    if (firstEnd > 0) {
+    const open = firstEnd > 0 ? this.renderer.plainLineSpan : undefined;
+    if (open !== undefined && open.at + open.length === span.at && open.length + lastEnd - 1 <= maxLineChars) {
+      // The line the last chunk left open is bytes just before these in the ring: with the chunk's whole lines it is
+      // one run, and no line is made a string (a flood's every chunk finishes a line it did not start).
+      this.renderer.endPlainLine();
+      this.store.keptLines({ at: open.at, length: open.length + lastEnd }, scanned, 0, lastEnd);
+    } else if (firstEnd > 0) {
       // On a fresh line the first line is plain like the rest (when the run with it is within the bound, as the
       // renderer's test has it); else the renderer finishes the line the last chunk left open.
       const runFrom = this.renderer.takesPlainLines && lastEnd - 1 <= maxLineChars ? 0 : firstEnd;
@@ -237,14 +242,9 @@ export class OutputBuffer {
         this.store.keptLines({ at: span.at + runFrom, length: lastEnd - runFrom }, scanned, runFrom, lastEnd);
       }
     }
-    if (openFrom < bytes.length) {
-      // A long one (a line-less flood) stays bytes on the open line; a short one is a string joined to its last part.
-      if (bytes.length - openFrom >= MIN_KEPT_OPEN_LINE_BYTES) {
-        this.renderer.putKept({ at: span.at + openFrom, length: bytes.length - openFrom });
-      } else {
-        this.renderer.render(asciiText(bytes, openFrom), this.store);
-      }
-    }
+    // What the chunk leaves on the open line stays bytes: after a line feed it is all the line holds, which the next
+    // chunk's run can then start with; a line-less chunk is one of a long line's runs (MIN_KEPT_OPEN_LINE_BYTES).
+    if (openFrom < bytes.length) this.renderer.putKept({ at: span.at + openFrom, length: bytes.length - openFrom });
     this.raw.append(span, alternate, 0, modes, firstEnd - 1);
     if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;
     this.store.fit(this.partialChars());

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { ByteRing, type OutputPart, partText } from '../../src/buffer/byte-ring.js';
-import { LineRenderer } from '../../src/buffer/line-renderer.js';
+import { ByteRing, type OutputPart, partText, type RingSpan } from '../../src/buffer/byte-ring.js';
+import { LineRenderer, NO_SINK } from '../../src/buffer/line-renderer.js';
 import { LineStore } from '../../src/buffer/line-store.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
-import { LINE_OVERHEAD_CHARS, MAX_RAW_CHARS, PLAIN_RING_FIRST_BYTES } from '../../src/limits.js';
+import { LINE_OVERHEAD_CHARS, MAX_RAW_CHARS, PLAIN_PIECE_MAX_BYTES, PLAIN_RING_FIRST_BYTES } from '../../src/limits.js';
 import { Utf8Chunks } from '../../src/streams/utf8-chunks.js';
 
 const bytes = (text: string) => Buffer.from(text, 'latin1');
@@ -169,6 +169,7 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     const counts = { tails: 0 };
     const write = jest.spyOn(ByteRing.prototype, 'write');
     const openLine = jest.spyOn(LineRenderer.prototype, 'putKept');
+    const openLineEnded = jest.spyOn(LineRenderer.prototype, 'endPlainLine');
     fc.assert(
       fc.property(
         fc.array(chunk, { minLength: 1, maxLength: 25 }),
@@ -207,6 +208,7 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     expect(outcomes.kept).toBeGreaterThan(1_000);
     expect(outcomes.refused).toBeGreaterThan(100);
     expect(openLine.mock.calls.length).toBeGreaterThan(50);
+    expect(openLineEnded.mock.calls.length).toBeGreaterThan(50);
     expect(counts.tails).toBeGreaterThan(200);
   });
 
@@ -231,6 +233,43 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     const kept = buffer.page(0, buffer.retainedLines).map((l) => l.text);
     expect(kept).toEqual(lines.slice(lines.length - kept.length));
     expect(buffer.rawText()).toBe(all.slice(all.length - 5_000));
+  });
+
+  it('finishes the line a chunk left open from the ring: a flood cut mid-line makes no line a string', () => {
+    const buffer = new OutputBuffer({ maxChars: 300_000, maxRawChars: 50_000 });
+    const render = jest.spyOn(LineRenderer.prototype, 'render');
+    const ended = jest.spyOn(LineRenderer.prototype, 'endPlainLine');
+    let all = '';
+    for (let n = 0; all.length < 150_000; n++) all += `${n}: ${'x'.repeat(n % 80)}\n`;
+    // Chunks of 4,095 bytes, as `script` writes them: nearly every one ends mid-line.
+    for (let at = 0; at < all.length; at += 4_095) buffer.appendAscii(bytes(all.slice(at, at + 4_095)));
+    expect(render).not.toHaveBeenCalled();
+    expect(ended.mock.calls.length).toBeGreaterThan(30);
+    const lines = all.split('\n').slice(0, -1);
+    expect(buffer.page(0, buffer.retainedLines).map((l) => l.text)).toEqual(lines);
+    // The runs follow one another in the ring, so the store joins them into pieces of up to PLAIN_PIECE_MAX_BYTES:
+    // a scanner reading from the first line is handed two parts, not a part per chunk.
+    const parts = buffer.completedPartsFrom(1);
+    expect(parts.parts).toHaveLength(Math.ceil(all.length / PLAIN_PIECE_MAX_BYTES));
+    expect(numberedLines(parts)).toEqual(lines.map((text, i) => `${i + 1}:${text}`));
+  });
+
+  it('finishes from the ring only a line that is exactly its one span of bytes', () => {
+    const ring = new ByteRing(1 << 16);
+    const renderer = new LineRenderer({ maxLineChars: 100, ring });
+    const span = ring.write(bytes('abc'), ring.end) as RingSpan;
+    renderer.putKept(span);
+    expect(renderer.plainLineSpan).toBe(span);
+    renderer.render('d', NO_SINK);
+    expect(renderer.plainLineSpan).toBeUndefined();
+    const cut = new LineRenderer({ maxLineChars: 100, ring });
+    // Longer than the bound: the line keeps only its newest columns, so the span is no longer the line.
+    cut.putKept(ring.write(bytes('y'.repeat(400)), ring.end) as RingSpan);
+    expect(cut.plainLineSpan).toBeUndefined();
+    const home = new LineRenderer({ maxLineChars: 100, ring });
+    home.putKept(span);
+    home.render('\r', NO_SINK);
+    expect(home.plainLineSpan).toBeUndefined();
   });
 
   it('keeps a flood with no line feed on the open line as bytes, cut as it grows, the newest of it shown', () => {
