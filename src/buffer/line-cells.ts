@@ -329,7 +329,8 @@ export class LineCells {
   }
 
   private dropParts(): void {
-    this.parts = [];
+    // Emptied in place: a flood of plain lines ends a line per chunk, and a new array each time was garbage.
+    if (this.parts.length > 0) this.parts.length = 0;
     this.spans.releaseAll();
   }
 
