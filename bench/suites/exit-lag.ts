@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
+import { type LoopDelay, loopDelay } from '../lib/loop-delay.js';
 import { PluginHarness } from '../lib/plugin-harness.js';
 import type { Row } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
@@ -39,7 +39,7 @@ export async function exitLag(cfg: BenchConfig): Promise<Row[]> {
         await sleep(500);
       }
       fullGc();
-      const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+      const histogram = loopDelay(RESOLUTION_MS);
       for (let i = 0; i < ptys; i++) {
         histogram.enable();
         const { id } = await harness.call<{ id: string }>(
@@ -72,8 +72,8 @@ export async function exitLag(cfg: BenchConfig): Promise<Row[]> {
 }
 
 /** Its p99 and max, the histogram's period taken off (its samples are period + delay). */
-function delays(histogram: IntervalHistogram): { p99: number; max: number } {
-  return { p99: histogram.percentile(99) / 1e6 - RESOLUTION_MS, max: histogram.max / 1e6 - RESOLUTION_MS };
+function delays(histogram: LoopDelay): { p99: number; max: number } {
+  return { p99: histogram.percentile(99), max: histogram.max };
 }
 
 /** One result row, busy against quiet; `limited`: the busy side is held to P99_LIMIT_MS. */
@@ -101,9 +101,9 @@ async function deleteFullOwner(harness: PluginHarness, owner: string): Promise<{
     pids.push(pid);
   }
   fullGc();
-  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  const histogram = loopDelay(RESOLUTION_MS);
   histogram.enable();
-  // The histogram records a delay only between two of its own ticks: let it tick before the deletion.
+  // A delay is recorded only between two of the monitor's ticks: let it tick before the deletion.
   await sleep(WARMUP_MS);
   await harness.host.deleteSession(owner);
   while (pids.some(isRunning)) await sleep(10);

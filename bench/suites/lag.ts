@@ -1,6 +1,6 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
+import { type LoopDelay, loopDelay } from '../lib/loop-delay.js';
 import { floodPlan, FLOOD_PTYS, pluginFlood, rawFlood, removeAll } from '../lib/flood.js';
 import { PluginHarness } from '../lib/plugin-harness.js';
 import type { Row } from '../lib/report.js';
@@ -8,19 +8,19 @@ import { mib } from '../lib/shapes.js';
 import { summarize } from '../lib/stats.js';
 import { fullGc, log, MiB, rotation, sleep } from '../lib/util.js';
 
-/** The histogram's timer period; its samples are period + delay, so the period is taken off. */
+/** The period of the monitor's timer chain (loop-delay.ts). */
 const RESOLUTION_MS = 1;
 const P99_LIMIT_MS = 20;
-/** The histogram records a delay only between two of its own ticks: let it tick before anything starts. */
+/** A delay is recorded only between two of the monitor's ticks: let it tick before anything starts. */
 const WARMUP_MS = 50;
 
 type Side = 'plugin' | 'raw' | 'reader';
 type Phase = 'whole' | 'steady';
 
-const ms = (h: IntervalHistogram, q: 'p99' | 'max') => (q === 'max' ? h.max : h.percentile(99)) / 1e6 - RESOLUTION_MS;
+const ms = (h: LoopDelay, q: 'p99' | 'max') => (q === 'max' ? h.max : h.percentile(99));
 
 /**
- * Metric 8: event-loop delay (monitorEventLoopDelay, p99 and max) while 16 PTYs flood the plugin at once (the
+ * Metric 8: event-loop delay (loop-delay.ts, p99 and max) while 16 PTYs flood the plugin at once (the
  * three output shapes in turn), vs while the same 16 commands flood raw `script` to /dev/null: the machine
  * equally loaded, the host ingesting nothing. Information: the same floods read by the host, which only counts
  * bytes (the bare reader: what the runtime itself costs to read them). `whole` includes the 16 spawns
@@ -40,8 +40,8 @@ export async function lag(cfg: BenchConfig): Promise<Row[]> {
     for (let rep = 0; rep < reps; rep++) {
       for (const side of rotation<Side>(['plugin', 'raw', 'reader'], rep)) {
         fullGc();
-        const whole = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-        const steady = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+        const whole = loopDelay(RESOLUTION_MS);
+        const steady = loopDelay(RESOLUTION_MS);
         whole.enable();
         await sleep(WARMUP_MS);
         const onStarted = () => steady.enable();
