@@ -201,10 +201,10 @@ export class OutputBuffer {
 
   /**
    * A plain chunk begun outside any sequence, kept as bytes in the ring: the raw tail keeps its span, the store the
-   * span of its whole lines after the first, and only the line it finishes and the one it leaves unfinished are
-   * rendered as strings (what the renderer does with the rest of a plain chunk is to take it as one run). False, and
-   * nothing done, when it has no line end, its run is longer than a line may be, or the ring refuses it: the caller
-   * renders it.
+   * span of its whole lines, and the open line what it leaves unfinished (what the renderer does with the rest of a
+   * plain chunk is to take it as one run). The line it finishes is part of that run when the last chunk left it as
+   * bytes just before these in the ring; else the renderer finishes it, as a string. False, and nothing done, when it
+   * has no line end, its run is longer than a line may be, or the ring refuses it: the caller renders it.
    */
   private keepPlain(bytes: Uint8Array, scanned: LineScanner): boolean {
     if (this.ring === undefined) return false;
