@@ -1,5 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { Observable, type Subscription } from 'rxjs';
 import { match } from 'ts-pattern';
+import { forkTurns as sharedForkTurns, type ForkTurns } from '../streams/fork-turns.js';
 import { PtyError } from '../errors.js';
 import { parseGrepOutput } from './grep-output.js';
 import type { GrepMatch } from './grep-request.js';
@@ -7,6 +9,8 @@ import { type BudgetVerdict, type CpuBudget, watchCpuBudget } from './cpu-budget
 
 export interface GrepRunOptions {
   readonly grepPath: string;
+  /** `null`: grep forks at once. Default: the host's one-start-per-turn queue, which PTY starts go through too. */
+  readonly forkTurns?: ForkTurns | null;
   /** grep's CPU time and the wall timeout (see cpu-budget.ts). */
   readonly budget: CpuBudget;
   readonly maxStdoutChars: number;
@@ -37,8 +41,45 @@ type GrepStopReason = PtyError | 'stdout_full';
  * Runs `grepPath args` with `input` (the text's UTF-8) on stdin; `input` must stay unchanged until `done` settles.
  * Output past `maxStdoutChars` stops grep and keeps the complete lines so far: a prefix of the matches, as a smaller
  * `-m` would give. stderr past `maxStderrChars` is dropped.
+ *
+ * grep forks in a turn of the host's loop that no other start has had (ForkTurns): a fork holds the host's thread
+ * until the exec, and searches started beside PTYs forked back to back. Stopped while it waits for that turn, grep
+ * never starts and `done` rejects with the reason.
  */
 export function runGrep(args: readonly string[], input: Uint8Array, options: GrepRunOptions): GrepRun {
+  const turns = options.forkTurns === undefined ? sharedForkTurns : options.forkTurns;
+  if (turns === null) return startGrep(args, input, options);
+  let started: GrepRun | undefined;
+  let waiting: Subscription | undefined;
+  let rejectWaiting: (reason: PtyError) => void = () => {};
+  const done = new Promise<GrepMatch[]>((resolve, reject) => {
+    rejectWaiting = reject;
+    waiting = turns
+      .inTurn(
+        new Observable<GrepRun>((subscriber) => {
+          subscriber.next(startGrep(args, input, options));
+          subscriber.complete();
+        }),
+      )
+      .subscribe((run) => {
+        started = run;
+        run.done.then(resolve, reject);
+      });
+  });
+  return {
+    done,
+    stop: (reason) => {
+      if (started !== undefined) {
+        started.stop(reason);
+        return;
+      }
+      waiting?.unsubscribe();
+      rejectWaiting(reason);
+    },
+  };
+}
+
+function startGrep(args: readonly string[], input: Uint8Array, options: GrepRunOptions): GrepRun {
   let child: ChildProcessWithoutNullStreams;
   try {
     child = spawn(options.grepPath, args, { env: GREP_ENVIRONMENT, stdio: ['pipe', 'pipe', 'pipe'] });

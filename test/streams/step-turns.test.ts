@@ -1,24 +1,5 @@
 import { StepTurns } from '../../src/streams/step-turns.js';
-
-/** A hand-cranked event loop: `turn()` runs what was scheduled for the next turn, then its microtasks. */
-function loop() {
-  let next: Array<() => void> = [];
-  return {
-    schedule: (fn: () => void) => {
-      next.push(fn);
-    },
-    async turn(): Promise<void> {
-      const now = next;
-      next = [];
-      for (const fn of now) fn();
-      // The steps resumed in this turn run now, before the loop goes on.
-      await new Promise((resolve) => setImmediate(resolve));
-    },
-    get pending(): number {
-      return next.length;
-    },
-  };
-}
+import { crankedLoop as loop } from '../support/cranked-loop.js';
 
 describe('StepTurns', () => {
   it('gives each step a turn of its own, oldest first, and schedules nothing once none waits', async () => {
