@@ -329,8 +329,7 @@ export class LineCells {
   }
 
   private dropParts(): void {
-    // Emptied in place: a flood of plain lines ends a line per chunk, and a new array each time was garbage.
-    if (this.parts.length > 0) this.parts.length = 0;
+    this.parts = [];
     this.spans.releaseAll();
   }
 
