@@ -49,6 +49,28 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
     expect(fails(await s.call('pty_list', {})).code).toBe('owner_deleted');
   });
 
+  it('deleting the owner while its PTYs wait for their turn to start: those waiting never start', async () => {
+    const s = new Session(ctx.host, 'ses_queued');
+    const before = liveChildren();
+    ctx.host.permissions.decide = () => 'hang';
+    const spawning = [0, 1, 2, 3, 4].map((i) =>
+      s.call('pty_spawn', { command: 'sleep', args: ['30'], description: `queued ${i}` }),
+    );
+    await waitFor(() => ctx.host.permissions.pending.length === 5 || undefined, 'the five prompts');
+    // All five are allowed at once and reach their start in this turn: the first forks, the others wait in the
+    // start queue for turns of their own. This turn's immediate runs before the queue's first one.
+    ctx.host.permissions.release('allow');
+    await new Promise((resolve) => setImmediate(resolve));
+    const started = liveChildren().filter((pid) => !before.includes(pid));
+    await ctx.host.deleteSession('ses_queued');
+    expect(started.length).toBe(1);
+    const outcomes = await Promise.all(spawning);
+    const deleted = outcomes.filter((o) => !o.ok && fails(o).code === 'owner_deleted');
+    expect(deleted.length).toBeGreaterThanOrEqual(4);
+    await waitFor(() => liveChildren().length === before.length || undefined, 'the one started to be ended');
+    expect(liveChildren()).toEqual(before);
+  });
+
   it('deleting the owner ends its PTYs only', async () => {
     const doomed = new Session(ctx.host, 'ses_gone');
     const kept = new Session(ctx.host, 'ses_kept');
