@@ -5,7 +5,6 @@ const MAX_SAMPLES = 1_000_000;
 export interface LoopDelay {
   enable(): void;
   disable(): void;
-  readonly count: number;
   percentile(p: number): number;
   readonly max: number;
 }
@@ -41,9 +40,6 @@ export function loopDelay(resolutionMs: number): LoopDelay {
       clearTimeout(timer);
       timer = undefined;
       sorted = undefined;
-    },
-    get count() {
-      return samples.length;
     },
     percentile(p: number) {
       const s = ordered();

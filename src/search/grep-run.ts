@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { Observable, type Subscription } from 'rxjs';
+import { defer, of } from 'rxjs';
 import { match } from 'ts-pattern';
-import { forkTurns as sharedForkTurns, type ForkTurns } from '../streams/fork-turns.js';
+import { type ForkTurns, inForkTurn } from '../streams/fork-turns.js';
 import { PtyError } from '../errors.js';
 import { parseGrepOutput } from './grep-output.js';
 import type { GrepMatch } from './grep-request.js';
@@ -47,36 +47,22 @@ type GrepStopReason = PtyError | 'stdout_full';
  * never starts and `done` rejects with the reason.
  */
 export function runGrep(args: readonly string[], input: Uint8Array, options: GrepRunOptions): GrepRun {
-  const turns = options.forkTurns === undefined ? sharedForkTurns : options.forkTurns;
-  if (turns === null) return startGrep(args, input, options);
   let started: GrepRun | undefined;
-  let waiting: Subscription | undefined;
-  let rejectWaiting: (reason: PtyError) => void = () => {};
+  let giveUp: (reason: PtyError) => void = () => {};
   const done = new Promise<GrepMatch[]>((resolve, reject) => {
-    rejectWaiting = reject;
-    waiting = turns
-      .inTurn(
-        new Observable<GrepRun>((subscriber) => {
-          subscriber.next(startGrep(args, input, options));
-          subscriber.complete();
-        }),
-      )
-      .subscribe((run) => {
-        started = run;
-        run.done.then(resolve, reject);
-      });
+    const waiting = inForkTurn(
+      defer(() => of(startGrep(args, input, options))),
+      options.forkTurns,
+    ).subscribe((run) => {
+      started = run;
+      run.done.then(resolve, reject);
+    });
+    giveUp = (reason) => {
+      waiting.unsubscribe();
+      reject(reason);
+    };
   });
-  return {
-    done,
-    stop: (reason) => {
-      if (started !== undefined) {
-        started.stop(reason);
-        return;
-      }
-      waiting?.unsubscribe();
-      rejectWaiting(reason);
-    },
-  };
+  return { done, stop: (reason) => (started === undefined ? giveUp(reason) : started.stop(reason)) };
 }
 
 function startGrep(args: readonly string[], input: Uint8Array, options: GrepRunOptions): GrepRun {

@@ -75,3 +75,8 @@ export class ForkTurns {
 
 /** One per host process: every plugin instance's PTYs start on the same event loop. */
 export const forkTurns = new ForkTurns();
+
+/** `start$` in a turn of `turns` (the shared queue when undefined); `null`: at subscribe, whatever else started. */
+export function inForkTurn<T>(start$: Observable<T>, turns: ForkTurns | null = forkTurns): Observable<T> {
+  return turns === null ? start$ : turns.inTurn(start$);
+}

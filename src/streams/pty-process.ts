@@ -30,7 +30,7 @@ import { scriptTermination } from './script-termination.js';
 import { describeMembers, type TerminationReport } from './session-report.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 import { exitEvent, flushedOutputEvent, membersEvent, type PtyEvent, startedEvent, stdoutEvent } from './pty-events.js';
-import { forkTurns as sharedForkTurns, type ForkTurns } from './fork-turns.js';
+import { type ForkTurns, inForkTurn } from './fork-turns.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
 import {
   lingeringMembers$,
@@ -84,8 +84,9 @@ export interface PtyProcessDeps {
 
 /**
  * One PTY as one Observable, accountable for its whole terminal session. Subscribing binds the workdir, starts
- * `script` (in a turn of the host's loop no other start has had, see ForkTurns) and emits `started`, then `output` chunks (UTF-8 decoded across chunk boundaries), then `exit` when the
- * program (the session leader) has ended and `script` has closed. If members of the session are left then, it
+ * `script` (in a turn of the host's loop no other start has had, see ForkTurns) and emits `started`, then `output`
+ * chunks (UTF-8 decoded across chunk boundaries), then `exit` when the program (the session leader) has ended and
+ * `script` has closed. If members of the session are left then, it
  * goes on with `members` events until the session is empty, and only then completes. Unsubscribing before that
  * sweeps the whole session (tracked by the reaper, since a teardown cannot wait).
  *
@@ -97,9 +98,8 @@ export function ptyProcess$(spec: PtySpec, deps: PtyProcessDeps): Observable<Pty
     () => (deps.bind ?? bindDirectory)(spec.workdir),
     (bound, closeBound) => scriptProcess$(spec, bound, closeBound, deps),
   );
-  const turns = deps.forkTurns === undefined ? sharedForkTurns : deps.forkTurns;
   // The workdir is bound in the start's own turn: a start that waits holds no descriptor.
-  return turns === null ? start$ : turns.inTurn(start$);
+  return inForkTurn(start$, deps.forkTurns);
 }
 
 function scriptProcess$(
