@@ -227,7 +227,7 @@ export class LocalPty {
       stop.throwIfAborted();
       this.gate(owner);
       this.runningSession(owner, input.id);
-      // Subscribe first, then write: the answer cannot come before the wait hears it.
+      // Write, then listen in the same run: the answer comes in a later turn, and the write need not wait for the setup.
       const { value: written, waited } = await actThenWait(session, wait, stop, () => session.write(bytes));
       if (waited) return { id: input.id, bytesWritten: written, ...resized, ...waited };
       return { id: input.id, bytesWritten: written, status: session.status, ...resized };

@@ -1,0 +1,104 @@
+import { NEVER, Observable, throwError } from 'rxjs';
+import { PtySession, type PtyInfo } from '../../src/core/pty-session.js';
+import { actThenWait, compileWait } from '../../src/core/wait-call.js';
+import { Reaper } from '../../src/engine/reaper.js';
+import { PtyError } from '../../src/errors.js';
+import type { PtyEvent } from '../../src/streams/pty-events.js';
+import type { PtyHandle, ptyProcess$ } from '../../src/streams/pty-process.js';
+
+const info: PtyInfo = {
+  id: 'pty_00000001',
+  owner: 'ses_a',
+  title: 't',
+  description: 'd',
+  command: 'echo',
+  args: ['ready'],
+  workdir: '/tmp',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  timeoutSeconds: null,
+  notifyOnExit: false,
+};
+const spec = { command: 'echo', args: ['ready'], workdir: '/tmp', rows: 40, cols: 120 };
+const FROM_THE_START = { mark: { line: 1, partialTail: '' } };
+
+const handle: PtyHandle = {
+  pid: 100,
+  terminalSid: 101,
+  write: async (bytes) => bytes.length,
+  terminal: () => undefined,
+  terminate: () => NEVER,
+};
+
+function sessionWith(spawn: () => Observable<PtyEvent>): PtySession {
+  return new PtySession(info, spec, {
+    reaper: new Reaper(),
+    close$: NEVER,
+    ownerDeleted$: NEVER,
+    onExit: () => undefined,
+    spawn: spawn as unknown as typeof ptyProcess$,
+  });
+}
+
+/** Whether a wait listens to the session's activity (what a subscribed wait is). */
+const listened = (session: PtySession): boolean =>
+  (session as unknown as { activity: { observed: boolean } }).activity.observed;
+
+/** A process that starts at once and prints `text` a turn of the loop later, as a pipe's read comes. */
+const printsNextTurn = (text: string, onSpawn: () => void) => () =>
+  new Observable<PtyEvent>((subscriber) => {
+    onSpawn();
+    subscriber.next({ kind: 'started', handle });
+    const turn = setImmediate(() => subscriber.next({ kind: 'output', text, bytes: text.length, ascii: false }));
+    return () => clearImmediate(turn);
+  });
+
+const wait = (pattern: string) => compileWait('pty_spawn', { pattern, timeoutMs: 5_000 });
+
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('actThenWait: act first, the wait set up in the same run', () => {
+  it('the process starts before the wait listens, and the wait still hears its first output', async () => {
+    const order: string[] = [];
+    const session = sessionWith(
+      printsNextTurn('ready\n', () => order.push(`spawn (wait listening: ${listened(session)})`)),
+    );
+    const { waited } = await actThenWait(session, wait('^ready$'), undefined, () => session.start(), FROM_THE_START);
+    expect(order).toEqual(['spawn (wait listening: false)']);
+    expect(waited?.reason).toBe('match');
+    expect(waited?.lines).toEqual([{ line: 1, text: 'ready' }]);
+    expect(listened(session)).toBe(false);
+  });
+
+  it('a start that fails at once rejects with its own error; the wait set up after it leaves no rejection behind', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const failure = new PtyError('spawn_failed', 'no such program');
+      const session = sessionWith(() => throwError(() => failure));
+      await expect(
+        actThenWait(session, wait('^ready$'), undefined, () => session.start(), FROM_THE_START),
+      ).rejects.toBe(failure);
+      await turns(3);
+      expect(unhandled).toEqual([]);
+      expect(listened(session)).toBe(false);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('an act that fails after the process started lets the wait go', async () => {
+    const session = sessionWith(printsNextTurn('later\n', () => undefined));
+    const failure = new Error('the write failed');
+    await expect(
+      actThenWait(session, wait('^never$'), undefined, async () => {
+        await session.start();
+        expect(listened(session)).toBe(true);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(listened(session)).toBe(false);
+  });
+});
