@@ -9,6 +9,7 @@ import {
   keptTailAscii,
   type RingSpan,
 } from './byte-ring.js';
+import { objectArray } from '../shapes/object-array.js';
 
 const SPACE = 0x20;
 /** First capacity of a line's cells; it doubles as the line grows. */
@@ -38,7 +39,7 @@ export class LineCells {
    * first `skip` characters of the first run are below `base`). Runs, not one string grown by `+=`: cutting the
    * head of a grown string flattened the whole of it into a fresh copy, twice the bound, at every cut.
    */
-  private parts: KeptText[] = [];
+  private parts: KeptText[] = objectArray();
   /** The parts that are spans (see putKept). */
   private readonly spans = new HeldSpans();
   private skip = 0;
@@ -329,7 +330,7 @@ export class LineCells {
   }
 
   private dropParts(): void {
-    this.parts = [];
+    this.parts = objectArray();
     this.spans.releaseAll();
   }
 

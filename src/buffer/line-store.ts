@@ -11,6 +11,7 @@ import type { LineSink } from './line-renderer.js';
 import { type LineScanner, SCAN_GROUP_LINES } from './line-scan.js';
 import { PLAIN_PIECE_MAX_BYTES } from '../limits.js';
 import { OffsetRing } from './offset-ring.js';
+import { objectArray } from '../shapes/object-array.js';
 
 /** Lines per index entry of a plain run: a lookup scans at most this many lines, with indexOf (a memchr). */
 const GROUP_LINES = SCAN_GROUP_LINES;
@@ -66,13 +67,13 @@ export class LineStore implements LineSink {
   private readonly groupEnds = new OffsetRing();
   /** The absolute line count at the end of each group: group g holds lines groupLines[g-1] .. groupLines[g] - 1. */
   private readonly groupLines = new OffsetRing();
-  private pieces: (Piece | undefined)[] = [];
+  private pieces: (Piece | undefined)[] = objectArray();
   private readonly spans = new HeldSpans();
   private pieceHead = 0;
   /** Where the last lookup found its line: reads go line by line, so the next one is mostly in the same piece. */
   private lastPiece = 0;
   /** Lines rendered one at a time and not yet joined into a piece, from absolute index `openFirst`. */
-  private readonly open: string[] = [];
+  private readonly open: string[] = objectArray();
   private openFirst = 0;
   private openStart = 0;
   private openChars = 0;

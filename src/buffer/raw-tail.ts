@@ -9,6 +9,7 @@ import {
   keptSlice,
 } from './byte-ring.js';
 import type { TerminalModes } from './terminal-modes.js';
+import { objectArray } from '../shapes/object-array.js';
 
 /** A dropped head is compacted away once it is this long and the larger part of the array. */
 const COMPACT_AT = 1_024;
@@ -51,7 +52,7 @@ export interface RawChunk {
  */
 export class RawTail {
   /** A plain chunk's bytes in the buffer's ring, anything else its string. */
-  private chunks: KeptText[] = [];
+  private chunks: KeptText[] = objectArray();
   private readonly spans = new HeldSpans();
   /**
    * The absolute offset of each kept chunk's first `\n`, or -1: found at append by indexOf (a memchr, ≈60 ns for
@@ -68,7 +69,7 @@ export class RawTail {
    */
   private starts: number[] = [];
   /** Per kept chunk, the modes past the sequence cut at its start (undefined when it does not end in the chunk). */
-  private modes: (TerminalModes | undefined)[] = [];
+  private modes: (TerminalModes | undefined)[] = objectArray();
   /** Index of the oldest kept chunk; the slots before it are dropped. */
   private head = 0;
   /** Characters in the kept chunks. */

@@ -1,0 +1,40 @@
+import { setFlagsFromString } from 'node:v8';
+import { LineCells } from '../../src/buffer/line-cells.js';
+import { LineStore } from '../../src/buffer/line-store.js';
+import { RawTail } from '../../src/buffer/raw-tail.js';
+import { objectArray } from '../../src/shapes/object-array.js';
+
+// V8's own test of an array's elements kind: available to functions compiled after the flag is set.
+setFlagsFromString('--allow-natives-syntax');
+const hasObjectElements = new Function('array', 'return %HasObjectElements(array);') as (array: unknown) => boolean;
+
+const field = (owner: object, name: string): unknown => (owner as Record<string, unknown>)[name];
+
+describe('objectArray', () => {
+  it('is a new empty array each time, whose elements kind already holds objects (a literal [] does not)', () => {
+    const a = objectArray<string>();
+    const b = objectArray<string>();
+    expect(a).toEqual([]);
+    expect(a).not.toBe(b);
+    a.push('x');
+    expect(b).toEqual([]);
+    expect(hasObjectElements(objectArray())).toBe(true);
+    expect(hasObjectElements([])).toBe(false);
+  });
+
+  it("is what the buffer's arrays of spans and strings start as, so a new PTY's first push keeps their kind", () => {
+    const tail = new RawTail(100);
+    const store = new LineStore({ maxChars: 100, overhead: 0, pieceChars: 10 });
+    const cells = new LineCells(100);
+    for (const array of [field(tail, 'chunks'), field(tail, 'modes'), field(store, 'pieces'), field(store, 'open')]) {
+      expect(array).toEqual([]);
+      expect(hasObjectElements(array)).toBe(true);
+    }
+    expect(hasObjectElements(field(cells, 'parts'))).toBe(true);
+    // A line that ends leaves a new array for the next one.
+    cells.put('a line');
+    expect(cells.take()).toBe('a line');
+    expect(field(cells, 'parts')).toEqual([]);
+    expect(hasObjectElements(field(cells, 'parts'))).toBe(true);
+  });
+});
