@@ -263,9 +263,11 @@ export const STTY_RESIZE_TIMEOUT_MS = 2_000;
 
 /**
  * Specimens kept alive between PTYs for their hidden classes (src/shapes/specimens.ts): the last compiled wait or
- * watch patterns, the last emulator of a removed PTY (reset first, so none of its screen stays), and the last
- * PTY's finished `script` child process.
+ * watch patterns, the last emulator of a removed PTY (reset first, so none of its screen stays), the last PTY's
+ * finished `script` child process, and the JavaScript objects of its pipes' handles (stdin, stdout, stderr, the argv
+ * channel).
  */
 export const KEPT_PATTERN_SPECIMENS = 4;
 export const KEPT_EMULATOR_SPECIMENS = 1;
 export const KEPT_CHILD_SPECIMENS = 1;
+export const KEPT_PIPE_HANDLE_SPECIMENS = 4;

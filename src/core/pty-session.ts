@@ -16,10 +16,10 @@ import {
 import { match } from 'ts-pattern';
 import { OutputBuffer } from '../buffer/output-buffer.js';
 import { PtyError } from '../errors.js';
-import type { Reaper } from '../engine/reaper.js';
+import { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
-import { intoBuffer } from '../operators/into-buffer.js';
+import { idleBufferIngest, intoBuffer } from '../operators/into-buffer.js';
 import { tapHandler, type EventHandler } from '../operators/tap-handler.js';
 import { Multicast } from '../streams/multicast.js';
 import { eventShapes, type PtyEvent } from '../streams/pty-events.js';
@@ -148,12 +148,13 @@ export class PtySession implements EventHandler<PtyEvent> {
 
   /**
    * Called when the registry drops the PTY: the emulator's memory goes with it. An empty buffer is made in its
-   * buffer's place, and a set of events in its events' place, so the next PTY's output finds the ingest path still
-   * optimized (see ShapeKeeper).
+   * buffer's place, a set of events in its events' place, and a session that never starts in its own, so the next
+   * PTY's output finds the ingest path still optimized (see ShapeKeeper).
    */
   dispose(): void {
     bufferShapes.renew();
     eventShapes.renew();
+    sessionShapes.renew();
     this.screen.dispose();
   }
 
@@ -356,3 +357,33 @@ export class PtySession implements EventHandler<PtyEvent> {
     this.activity.complete();
   }
 }
+
+const KEPT_SESSION_INFO: PtyInfo = {
+  id: 'pty_shape',
+  owner: '',
+  title: '',
+  description: '',
+  command: '',
+  args: [],
+  workdir: '/',
+  createdAt: '',
+  timeoutSeconds: null,
+  notifyOnExit: false,
+};
+const KEPT_SESSION_DEPS: PtySessionDeps = {
+  reaper: new Reaper(),
+  close$: NEVER,
+  ownerDeleted$: NEVER,
+  onExit: () => undefined,
+};
+
+/**
+ * A session that never starts, with its activity's Multicast and its lazy screen, and the buffer step of a session's
+ * pipeline, made anew whenever a PTY is let go (see ShapeKeeper): every chunk passes through all four, and a heap
+ * snapshot found none of them alive once the PTY was removed (docs/PERFORMANCE.md, twenty-fourth session).
+ */
+export const sessionShapes = new ShapeKeeper((): readonly object[] => {
+  const spec: PtySpec = { command: '', args: [], workdir: '/', rows: 1, cols: 1 };
+  const session = new PtySession(KEPT_SESSION_INFO, spec, KEPT_SESSION_DEPS);
+  return [session, idleBufferIngest(session.buffer, outputOf)];
+});

@@ -37,6 +37,11 @@ export function intoBuffer<T>(
   return tapHandler(new BufferIngest(buffer, pick));
 }
 
+/** A buffer step that is never subscribed, kept alive between PTYs for its class (see sessionShapes in pty-session.ts). */
+export function idleBufferIngest<T>(buffer: OutputSink, pick: (event: T) => OutputChunk | undefined): object {
+  return new BufferIngest(buffer, pick);
+}
+
 /** A class, not a closure: every chunk goes through it (see tapHandler); `pick` too should be defined once. */
 class BufferIngest<T> implements EventHandler<T> {
   constructor(

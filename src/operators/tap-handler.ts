@@ -1,4 +1,5 @@
-import type { MonoTypeOperatorFunction, Subscriber } from 'rxjs';
+import { type MonoTypeOperatorFunction, Subscriber } from 'rxjs';
+import { ShapeKeeper } from '../shapes/shape-keeper.js';
 import { ChunkSubscriber, throughSubscriber } from './chunk-subscriber.js';
 
 /** What `tapHandler` calls with every value: an object's method, never a closure made for the subscription. */
@@ -33,3 +34,14 @@ class HandlerSubscriber<T> extends ChunkSubscriber<T, T> {
     this.destination.next(value);
   }
 }
+
+/** What a kept HandlerSubscriber would hand values to: nothing (it is never subscribed). */
+const NO_HANDLER: EventHandler<unknown> = { onEvent: () => undefined };
+
+/**
+ * A HandlerSubscriber made anew whenever a PTY's stream ends (see ShapeKeeper): each chunk of a PTY passes through two,
+ * the buffer's and the session's, and none is alive between two PTYs.
+ */
+export const handlerSubscriberShapes = new ShapeKeeper(
+  () => new HandlerSubscriber<unknown>(new Subscriber<unknown>(), NO_HANDLER),
+);

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { Observable, type Subscriber } from 'rxjs';
+import { Observable, Subscriber } from 'rxjs';
 import type { IngestGate } from './ingest-gate.js';
 
 export type ChildEvent =
@@ -28,6 +28,14 @@ export function childProcessEvents$(child: ChildProcess, gate: IngestGate | null
     relay.listen();
     return () => relay.stop();
   });
+}
+
+/**
+ * A relay that listens to nothing, kept alive between PTYs for its class (see streamShapes in pty-process.ts); made
+ * with a child and a gate as a working relay is, so that its fields hold what a working relay's do.
+ */
+export function idleRelay(child: ChildProcess, gate: IngestGate | null): object {
+  return new ChildEventRelay(child, gate, new Subscriber<ChildEvent>());
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { KEPT_CHILD_SPECIMENS } from '../limits.js';
+import { KEPT_CHILD_SPECIMENS, KEPT_PIPE_HANDLE_SPECIMENS } from '../limits.js';
 import { Specimens } from '../shapes/specimens.js';
 
 /**
@@ -31,4 +31,22 @@ function withoutListeners(child: ChildProcess): ChildProcess {
 /** Keeps a finished PTY's `script` child as the specimen, with nothing of the PTY left on it. */
 export function keepAsSpecimen(child: ChildProcess): void {
   childSpecimens.keep(withoutListeners(child));
+}
+
+/**
+ * The JavaScript objects of the last PTY's pipe handles (Node's `Pipe`, a socket's `_handle`). A socket lets go of
+ * its handle at close, so the kept child's sockets hold none, and with no PTY running none is alive: after a full
+ * collection V8 freed their hidden classes and threw away the optimized code of Node's read path (`onStreamRead`,
+ * `Readable.read`) and of ours that it inlines, which each new PTY's flood then compiled again (docs/PERFORMANCE.md,
+ * twenty-fourth session). A closed handle's object holds no descriptor. Where a stream has no `_handle` (Bun), nothing
+ * is kept.
+ */
+export const pipeHandleSpecimens = new Specimens<object>(KEPT_PIPE_HANDLE_SPECIMENS);
+
+/** Keeps the handles of a just-spawned child's pipes, the only time they can be had (see pipeHandleSpecimens). */
+export function keepPipeHandles(child: ChildProcess): void {
+  for (const stream of child.stdio) {
+    const handle = (stream as { _handle?: unknown } | null | undefined)?._handle;
+    if (typeof handle === 'object' && handle !== null) pipeHandleSpecimens.keep(handle);
+  }
 }

@@ -7,7 +7,7 @@ import {
   ReplaySubject,
   type SchedulerLike,
   skip,
-  type Subscriber,
+  Subscriber,
   Subscription,
   takeUntil,
 } from 'rxjs';
@@ -24,8 +24,10 @@ import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/or
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
-import { type ChildEvent, childProcessEvents$ } from './child-process-events.js';
-import { keepAsSpecimen } from './child-specimens.js';
+import { type ChildEvent, childProcessEvents$, idleRelay } from './child-process-events.js';
+import { handlerSubscriberShapes } from '../operators/tap-handler.js';
+import { ShapeKeeper } from '../shapes/shape-keeper.js';
+import { childSpecimens, keepAsSpecimen, keepPipeHandles } from './child-specimens.js';
 import { scriptTermination } from './script-termination.js';
 import { describeMembers, type TerminationReport } from './session-report.js';
 import { Utf8Chunks } from './utf8-chunks.js';
@@ -144,6 +146,7 @@ function scriptProcess$(
     argvChannel?.end(invocation.argv);
 
     const pid = child.pid;
+    keepPipeHandles(child);
     const childEvents$ = childProcessEvents$(child, gate);
     if (pid === undefined) {
       // spawn reports a failed start asynchronously through 'error'; without a pid nothing runs.
@@ -259,6 +262,7 @@ function scriptProcess$(
       complete = true;
       argvChannel?.destroy();
       keepAsSpecimen(child);
+      renewStreamShapes();
       releaseGuard();
       subscriber.complete();
     };
@@ -311,6 +315,7 @@ function scriptProcess$(
     return () => {
       lifetime.unsubscribe();
       if (complete) return;
+      renewStreamShapes();
       if (!closed) {
         // Nobody reads any more: let the pipe flow (a paused stdout would block script), keep hearing its end.
         childSubscription.unsubscribe();
@@ -325,6 +330,27 @@ function scriptProcess$(
       deps.reaper.track(terminate().pipe(finalize(releaseGuard)));
     };
   });
+}
+
+/**
+ * One of each class a PTY's chunks pass through on their way out of its stream, made anew whenever a stream ends (see
+ * ShapeKeeper): the child's relay, the start-first and output-first steps with a decoder, and (tap-handler.ts) the
+ * subscriber of the session's taps. All are made per PTY, and a heap snapshot taken once a PTY was removed and
+ * collected found none of them alive (docs/PERFORMANCE.md, twenty-fourth session).
+ */
+export const streamShapes = new ShapeKeeper((): readonly object[] => {
+  const child = childSpecimens.specimens.at(-1);
+  const order = new StartFirst(new Subscriber<PtyEvent>());
+  return [
+    ...(child === undefined ? [] : [idleRelay(child, sharedIngestGate)]),
+    order,
+    new OutputFirst(order, new Utf8Chunks(), () => undefined),
+  ];
+});
+
+function renewStreamShapes(): void {
+  streamShapes.renew();
+  handlerSubscriberShapes.renew();
 }
 
 /**

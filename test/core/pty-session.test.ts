@@ -1,7 +1,7 @@
 import { NEVER, Observable, of } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
-import { bufferShapes, PtySession, type PtyInfo } from '../../src/core/pty-session.js';
+import { bufferShapes, PtySession, type PtyInfo, sessionShapes } from '../../src/core/pty-session.js';
 import { Reaper } from '../../src/engine/reaper.js';
 import { eventShapes, type PtyEvent } from '../../src/streams/pty-events.js';
 import type { PtyHandle } from '../../src/streams/pty-process.js';
@@ -331,5 +331,23 @@ describe('PtySession.dispose', () => {
       'exit',
       'members',
     ]);
+  });
+
+  it('leaves a session that never starts and a buffer step in their own shape keeper, holding nothing of this PTY', () => {
+    const scheduler = testScheduler();
+    const { s } = session(scheduler, fakeProcess(scheduler, 's'));
+    const before = sessionShapes.instance;
+    s.dispose();
+    const kept = sessionShapes.instance;
+    expect(kept).not.toBe(before);
+    const [keptSession, bufferStep] = kept ?? [];
+    expect(keptSession).toBeInstanceOf(PtySession);
+    expect(keptSession).not.toBe(s);
+    const fresh = keptSession as PtySession;
+    expect(fresh.status).toBe('starting');
+    expect(fresh.pid).toBeNull();
+    expect(fresh.buffer).not.toBe(s.buffer);
+    expect(fresh.buffer.totalRawChars).toBe(0);
+    expect(bufferStep?.constructor.name).toBe('BufferIngest');
   });
 });
