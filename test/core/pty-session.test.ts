@@ -5,6 +5,7 @@ import { bufferShapes, PtySession, type PtyInfo, sessionShapes } from '../../src
 import { Reaper } from '../../src/engine/reaper.js';
 import { eventShapes, type PtyEvent } from '../../src/streams/pty-events.js';
 import type { PtyHandle } from '../../src/streams/pty-process.js';
+import type { ShapeKeeper } from '../../src/shapes/shape-keeper.js';
 import { testScheduler } from '../support/marbles.js';
 
 const info = (over: Partial<PtyInfo> = {}): PtyInfo => ({
@@ -304,42 +305,30 @@ describe('PtySession and lingering members (virtual time)', () => {
 });
 
 describe('PtySession.dispose', () => {
-  it('leaves an empty buffer of its own in the shape keeper, so the next PTY finds the ingest path optimized', () => {
+  /** Disposes a session and checks that `keeper` was renewed by it: what it keeps now, and the session disposed. */
+  function disposeRenews<T>(keeper: ShapeKeeper<T>): { s: PtySession; kept: T | undefined } {
     const scheduler = testScheduler();
     const { s } = session(scheduler, fakeProcess(scheduler, 's'));
-    const before = bufferShapes.instance;
+    const before = keeper.instance;
     s.dispose();
-    const kept = bufferShapes.instance;
+    expect(keeper.instance).not.toBe(before);
+    return { s, kept: keeper.instance };
+  }
+
+  it('leaves an empty buffer of its own in the shape keeper, so the next PTY finds the ingest path optimized', () => {
+    const { s, kept } = disposeRenews(bufferShapes);
     expect(kept).toBeInstanceOf(OutputBuffer);
-    expect(kept).not.toBe(before);
     expect(kept).not.toBe(s.buffer);
     expect(kept?.totalRawChars).toBe(0);
   });
 
   it('renews the set of event specimens too, so the next PTY’s start and exit events keep their classes', () => {
-    const scheduler = testScheduler();
-    const { s } = session(scheduler, fakeProcess(scheduler, 's'));
-    const before = eventShapes.instance;
-    s.dispose();
-    expect(eventShapes.instance).not.toBe(before);
-    expect(eventShapes.instance?.map((e) => e.kind)).toEqual([
-      'started',
-      'output',
-      'output',
-      'output',
-      'exit',
-      'exit',
-      'members',
-    ]);
+    const { kept } = disposeRenews(eventShapes);
+    expect(kept?.map((e) => e.kind)).toEqual(['started', 'output', 'output', 'output', 'exit', 'exit', 'members']);
   });
 
   it('leaves a session that never starts and a buffer step in their own shape keeper, holding nothing of this PTY', () => {
-    const scheduler = testScheduler();
-    const { s } = session(scheduler, fakeProcess(scheduler, 's'));
-    const before = sessionShapes.instance;
-    s.dispose();
-    const kept = sessionShapes.instance;
-    expect(kept).not.toBe(before);
+    const { s, kept } = disposeRenews(sessionShapes);
     const [keptSession, bufferStep] = kept ?? [];
     expect(keptSession).toBeInstanceOf(PtySession);
     expect(keptSession).not.toBe(s);
