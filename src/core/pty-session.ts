@@ -20,7 +20,7 @@ import { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { idleBufferIngest, intoBuffer } from '../operators/into-buffer.js';
-import { tapHandler, type EventHandler } from '../operators/tap-handler.js';
+import { handlerSubscriberShapes, tapHandler, type EventHandler } from '../operators/tap-handler.js';
 import { Multicast } from '../streams/multicast.js';
 import { eventShapes, type PtyEvent } from '../streams/pty-events.js';
 import { ptyProcess$, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
@@ -342,6 +342,8 @@ export class PtySession implements EventHandler<PtyEvent> {
 
   /** Every ending passes here once: exit, error, hard stop, or start aborted. */
   private settle(): void {
+    // The pipeline's taps are still alive here: the kept one follows their class as it is now (see ShapeKeeper).
+    handlerSubscriberShapes.renew();
     // Ended without an exit event: never started, or the stream was cut.
     if (this.running) this.markEnded();
     this.ended$.next();

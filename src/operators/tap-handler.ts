@@ -39,8 +39,8 @@ class HandlerSubscriber<T> extends ChunkSubscriber<T, T> {
 const NO_HANDLER: EventHandler<unknown> = { onEvent: () => undefined };
 
 /**
- * A HandlerSubscriber made anew whenever a PTY's stream ends (see ShapeKeeper): each chunk of a PTY passes through two,
- * the buffer's and the session's, and none is alive between two PTYs.
+ * A HandlerSubscriber made anew whenever a session's pipeline ends (PtySession.settle, see ShapeKeeper): each chunk of
+ * a PTY passes through two, the buffer's and the session's, and none is alive between two PTYs.
  */
 export const handlerSubscriberShapes = new ShapeKeeper(
   () => new HandlerSubscriber<unknown>(new Subscriber<unknown>(), NO_HANDLER),

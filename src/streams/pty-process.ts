@@ -25,7 +25,6 @@ import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
 import { type ChildEvent, childProcessEvents$, idleRelay } from './child-process-events.js';
-import { handlerSubscriberShapes } from '../operators/tap-handler.js';
 import { ShapeKeeper } from '../shapes/shape-keeper.js';
 import { childSpecimens, keepAsSpecimen, keepPipeHandles } from './child-specimens.js';
 import { scriptTermination } from './script-termination.js';
@@ -262,7 +261,7 @@ function scriptProcess$(
       complete = true;
       argvChannel?.destroy();
       keepAsSpecimen(child);
-      renewStreamShapes();
+      streamShapes.renew();
       releaseGuard();
       subscriber.complete();
     };
@@ -315,7 +314,7 @@ function scriptProcess$(
     return () => {
       lifetime.unsubscribe();
       if (complete) return;
-      renewStreamShapes();
+      streamShapes.renew();
       if (!closed) {
         // Nobody reads any more: let the pipe flow (a paused stdout would block script), keep hearing its end.
         childSubscription.unsubscribe();
@@ -334,9 +333,9 @@ function scriptProcess$(
 
 /**
  * One of each class a PTY's chunks pass through on their way out of its stream, made anew whenever a stream ends (see
- * ShapeKeeper): the child's relay, the start-first and output-first steps with a decoder, and (tap-handler.ts) the
- * subscriber of the session's taps. All are made per PTY, and a heap snapshot taken once a PTY was removed and
- * collected found none of them alive (docs/PERFORMANCE.md, twenty-fourth session).
+ * ShapeKeeper): the child's relay, and the start-first and output-first steps with a decoder. All are made per PTY,
+ * and a heap snapshot taken once a PTY was removed and collected found none of them alive (docs/PERFORMANCE.md,
+ * twenty-fourth session). The taps' subscriber is renewed where the session's pipeline ends (PtySession.settle).
  */
 export const streamShapes = new ShapeKeeper((): readonly object[] => {
   const child = childSpecimens.specimens.at(-1);
@@ -347,11 +346,6 @@ export const streamShapes = new ShapeKeeper((): readonly object[] => {
     new OutputFirst(order, new Utf8Chunks(), () => undefined),
   ];
 });
-
-function renewStreamShapes(): void {
-  streamShapes.renew();
-  handlerSubscriberShapes.renew();
-}
 
 /**
  * A PTY's events with `started` first: what comes before it (output that beat the leader's lookup) is held until then.

@@ -6,6 +6,7 @@ import { Reaper } from '../../src/engine/reaper.js';
 import { eventShapes, type PtyEvent } from '../../src/streams/pty-events.js';
 import type { PtyHandle } from '../../src/streams/pty-process.js';
 import type { ShapeKeeper } from '../../src/shapes/shape-keeper.js';
+import { handlerSubscriberShapes } from '../../src/operators/tap-handler.js';
 import { testScheduler } from '../support/marbles.js';
 
 const info = (over: Partial<PtyInfo> = {}): PtyInfo => ({
@@ -300,6 +301,21 @@ describe('PtySession and lingering members (virtual time)', () => {
       expect(s.status).toBe('killed');
       expect(s.exitCode).toBe(0);
       expectSubscriptions(p.events.subscriptions).toBe('^---------!');
+    });
+  });
+});
+
+describe("PtySession's pipeline end", () => {
+  it('leaves a taps subscriber of its own in the shape keeper, as every chunk passes through two', () => {
+    const scheduler = testScheduler();
+    scheduler.run(() => {
+      const { s } = session(scheduler, fakeProcess(scheduler, 's-o-x|'));
+      void s.start().catch(() => undefined);
+      const tapsBefore = handlerSubscriberShapes.instance;
+      scheduler.flush();
+      expect(s.status).toBe('exited');
+      expect(handlerSubscriberShapes.instance).not.toBe(tapsBefore);
+      expect(handlerSubscriberShapes.instance?.constructor.name).toBe('HandlerSubscriber');
     });
   });
 });
