@@ -24,13 +24,14 @@ import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/or
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
 import { StdinWriter } from '../engine/stdin-writer.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
-import { type ChildEvent, childProcessEvents$, idleRelay } from './child-process-events.js';
+import { childProcessEvents$, idleRelay } from './child-process-events.js';
+import { type NotOutput, OutputFirst, StartFirst } from './event-order.js';
 import { ShapeKeeper } from '../shapes/shape-keeper.js';
 import { childSpecimens, keepAsSpecimen, keepPipeHandles } from './child-specimens.js';
 import { scriptTermination } from './script-termination.js';
 import { describeMembers, type TerminationReport } from './session-report.js';
 import { Utf8Chunks } from './utf8-chunks.js';
-import { exitEvent, flushedOutputEvent, membersEvent, type PtyEvent, startedEvent, stdoutEvent } from './pty-events.js';
+import { exitEvent, flushedOutputEvent, membersEvent, type PtyEvent } from './pty-events.js';
 import { type ForkTurns, inForkTurn } from './fork-turns.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
 import {
@@ -346,50 +347,3 @@ export const streamShapes = new ShapeKeeper((): readonly object[] => {
     new OutputFirst(order, new Utf8Chunks(), () => undefined),
   ];
 });
-
-/**
- * A PTY's events with `started` first: what comes before it (output that beat the leader's lookup) is held until then.
- * A class, not closures: every chunk passes through `emit` (see tapHandler).
- */
-class StartFirst {
-  private begun = false;
-  private readonly early: PtyEvent[] = [];
-
-  constructor(private readonly subscriber: Subscriber<PtyEvent>) {}
-
-  /** Whether `started` has gone out. */
-  get started(): boolean {
-    return this.begun;
-  }
-
-  emit(event: PtyEvent): void {
-    if (this.begun) this.subscriber.next(event);
-    else this.early.push(event);
-  }
-
-  start(handle: PtyHandle): void {
-    if (this.begun) return;
-    this.begun = true;
-    this.subscriber.next(startedEvent(handle));
-    for (const event of this.early.splice(0)) this.subscriber.next(event);
-  }
-}
-
-type NotOutput = Exclude<ChildEvent, { kind: 'stdout' }>;
-
-/**
- * The child's events: output, the event of every chunk, the short way (decoded and emitted by methods, see
- * tapHandler), the rest (a few per PTY) to `rest`, matched there.
- */
-class OutputFirst {
-  constructor(
-    private readonly order: StartFirst,
-    private readonly decoder: Utf8Chunks,
-    private readonly rest: (event: NotOutput) => void,
-  ) {}
-
-  next(event: ChildEvent): void {
-    if (event.kind === 'stdout') this.order.emit(stdoutEvent(this.decoder, event.chunk));
-    else this.rest(event);
-  }
-}

@@ -1,0 +1,76 @@
+import { Subscriber } from 'rxjs';
+import type { ChildEvent } from '../../src/streams/child-process-events.js';
+import { type NotOutput, OutputFirst, StartFirst } from '../../src/streams/event-order.js';
+import type { PtyEvent } from '../../src/streams/pty-events.js';
+import type { PtyHandle } from '../../src/streams/pty-process.js';
+import { Utf8Chunks } from '../../src/streams/utf8-chunks.js';
+
+const handle = { pid: 42, terminalSid: 42 } as PtyHandle;
+
+function collecting(): { events: PtyEvent[]; subscriber: Subscriber<PtyEvent> } {
+  const events: PtyEvent[] = [];
+  return {
+    events,
+    subscriber: new Subscriber<PtyEvent>({
+      next: (e) => {
+        events.push(e);
+      },
+      error: (err: unknown) => {
+        throw err;
+      },
+      complete: () => undefined,
+    }),
+  };
+}
+
+const describeEvent = (e: PtyEvent): string =>
+  e.kind === 'output' ? `output:${Buffer.from(e.source ?? []).toString()}` : e.kind;
+
+describe('StartFirst', () => {
+  it('holds what comes before the start, then sends started first and the held events in their order', () => {
+    const { events, subscriber } = collecting();
+    const order = new StartFirst(subscriber);
+    const output = new OutputFirst(order, new Utf8Chunks(), () => undefined);
+    output.next({ kind: 'stdout', chunk: Buffer.from('one') });
+    output.next({ kind: 'stdout', chunk: Buffer.from('two') });
+    expect(events).toEqual([]);
+    expect(order.started).toBe(false);
+
+    order.start(handle);
+    output.next({ kind: 'stdout', chunk: Buffer.from('three') });
+    expect(order.started).toBe(true);
+    expect(events.map(describeEvent)).toEqual(['started', 'output:one', 'output:two', 'output:three']);
+    expect(events[0]).toEqual({ kind: 'started', handle });
+  });
+
+  it('starts once: a second start (the close after the lookup) sends nothing', () => {
+    const { events, subscriber } = collecting();
+    const order = new StartFirst(subscriber);
+    order.start(handle);
+    order.start(handle);
+    expect(events.map(describeEvent)).toEqual(['started']);
+  });
+});
+
+describe('OutputFirst', () => {
+  it('decodes stdout across chunks into the order and hands every other event to the rest, as it came', () => {
+    const { events, subscriber } = collecting();
+    const order = new StartFirst(subscriber);
+    order.start(handle);
+    const rest: NotOutput[] = [];
+    const output = new OutputFirst(order, new Utf8Chunks(), (e) => rest.push(e));
+    const euro = Buffer.from('€');
+    const sequence: ChildEvent[] = [
+      { kind: 'stdout', chunk: euro.subarray(0, 1) },
+      { kind: 'stderr', chunk: Buffer.from('warning') },
+      { kind: 'stdout', chunk: euro.subarray(1) },
+      { kind: 'exit' },
+      { kind: 'close', code: 0, signal: null },
+    ];
+    for (const e of sequence) output.next(e);
+
+    const text = events.flatMap((e) => (e.kind === 'output' ? [e.text] : [])).join('');
+    expect(text).toBe('€');
+    expect(rest.map((e) => e.kind)).toEqual(['stderr', 'exit', 'close']);
+  });
+});
