@@ -147,7 +147,8 @@ describe('PtySession lifecycle races (virtual time)', () => {
 
   it('owner deleted before the start event: the stream is cut (its teardown terminates) and start rejects', () => {
     const scheduler = testScheduler();
-    scheduler.run(({ hot, expectSubscriptions }) => {
+    // Returned: the rejection's check is a promise, which the test must wait for.
+    return scheduler.run(({ hot, expectSubscriptions }) => {
       const p = fakeProcess(scheduler, '-----s-o-x|');
       const deleted = hot<string>('--a', { a: 'ses_a' });
       const { s } = session(scheduler, p, { ownerDeleted$: deleted });
