@@ -9,6 +9,7 @@ import type { WaitInput } from '../protocol/wait-schema.js';
 import { ALTERNATE_NOTE, screenIfFullScreen } from './screen-read.js';
 import type { PtySession } from './pty-session.js';
 import { formatCursor, resultLines } from './read-cursor.js';
+import { viewMatch } from './read-view.js';
 
 /** A wait as given, checked and compiled once, before anything is written. */
 export interface WaitSpec {
@@ -126,7 +127,7 @@ function waitResult(
   return {
     reason: outcome.reason,
     waitedMs,
-    ...(outcome.reason === 'match' ? { match: outcome.match } : {}),
+    ...(outcome.reason === 'match' ? { match: viewMatch(outcome.match) } : {}),
     status: session.status,
     exitCode: session.exitCode,
     lines: resultLines(lines, buffer.completedLines),

@@ -105,10 +105,14 @@ export type ResultLine = z.infer<typeof ResultLine>;
 export const WaitReason = z.enum(['match', 'quiet', 'exit', 'timeout', 'aborted', 'killed', 'owner_deleted', 'closed']);
 export type WaitReason = z.infer<typeof WaitReason>;
 
-/** The line a wait's pattern matched, with its absolute number; `unfinished` when it is the unfinished last line. */
+/**
+ * The line a wait's pattern matched, with its absolute number; `unfinished` when it is the unfinished last line;
+ * `cutFrom` (its full length) when it was cut at MAX_LINE_CHARS, as the same line is in `lines`.
+ */
 export const WaitMatch = z.strictObject({
   line: z.number().int(),
   text: z.string(),
+  cutFrom: z.number().int().optional(),
   unfinished: z.boolean(),
 });
 export type WaitMatch = z.infer<typeof WaitMatch>;

@@ -2,7 +2,9 @@ import { NEVER, Observable, throwError } from 'rxjs';
 import { PtySession, type PtyInfo } from '../../src/core/pty-session.js';
 import { actThenWait, compileWait } from '../../src/core/wait-call.js';
 import { Reaper } from '../../src/engine/reaper.js';
+import { MAX_LINE_CHARS } from '../../src/limits.js';
 import { PtyError } from '../../src/errors.js';
+import { WaitMatch } from '../../src/protocol/tool-results.js';
 import type { PtyEvent } from '../../src/streams/pty-events.js';
 import type { PtyHandle, ptyProcess$ } from '../../src/streams/pty-process.js';
 
@@ -100,5 +102,42 @@ describe('actThenWait: act first, the wait set up in the same run', () => {
       }),
     ).rejects.toBe(failure);
     expect(listened(session)).toBe(false);
+  });
+});
+
+describe("a wait's match is cut as its line is in lines", () => {
+  const LONG = 300_000;
+  const matchOf = async (output: string) => {
+    const session = sessionWith(printsNextTurn(output, () => undefined));
+    const { waited } = await actThenWait(session, wait('DONE'), undefined, () => session.start(), FROM_THE_START);
+    expect(waited?.reason).toBe('match');
+    return { match: waited?.match, lines: waited?.lines ?? [] };
+  };
+
+  it('a long finished line: match.text is cut at MAX_LINE_CHARS, with cutFrom, as its entry in lines', async () => {
+    const { match, lines } = await matchOf(`${'x'.repeat(LONG)}DONE\n`);
+    expect(match?.text).toHaveLength(MAX_LINE_CHARS);
+    expect(match).toEqual({ line: 1, text: 'x'.repeat(MAX_LINE_CHARS), cutFrom: LONG + 4, unfinished: false });
+    expect(lines).toEqual([{ line: 1, text: match?.text, cutFrom: LONG + 4 }]);
+    expect(WaitMatch.parse(match)).toEqual(match);
+  });
+
+  it('a long unfinished line: match.text is cut at MAX_LINE_CHARS, with cutFrom, as its entry in lines', async () => {
+    const { match, lines } = await matchOf(`${'y'.repeat(LONG)}DONE`);
+    expect(match?.text).toHaveLength(MAX_LINE_CHARS);
+    expect(match).toEqual({ line: 1, text: 'y'.repeat(MAX_LINE_CHARS), cutFrom: LONG + 4, unfinished: true });
+    expect(lines).toEqual([{ line: 1, text: match?.text, cutFrom: LONG + 4, unfinished: true }]);
+  });
+
+  it('a short match is the whole line, without cutFrom', async () => {
+    const { match, lines } = await matchOf('all DONE\n');
+    expect(match).toStrictEqual({ line: 1, text: 'all DONE', unfinished: false });
+    expect(lines).toEqual([{ line: 1, text: 'all DONE' }]);
+  });
+
+  it('a line of exactly MAX_LINE_CHARS is not cut', async () => {
+    const text = `${'z'.repeat(MAX_LINE_CHARS - 4)}DONE`;
+    const { match } = await matchOf(`${text}\n`);
+    expect(match).toStrictEqual({ line: 1, text, unfinished: false });
   });
 });
