@@ -186,9 +186,10 @@ export class LocalPty {
               this.gate(owner);
               stop.throwIfAborted();
             } catch (err) {
-              // A process that did start is ended; one that never started leaves nothing to read.
-              await session.stop('kill');
-              if (session.pid === null || this.closing || this.deletedOwners.has(owner))
+              // A process that did start is ended; one that never started leaves nothing to read. Members that
+              // survived the sweep keep the PTY listed, as everywhere: removed, they would be answerable to nothing.
+              const { survivors } = await session.stop('kill');
+              if (survivors.count === 0 && (session.pid === null || this.closing || this.deletedOwners.has(owner)))
                 this.registry.remove(session.info.id);
               throw err;
             }
@@ -259,8 +260,9 @@ export class LocalPty {
     const commandLine = shellCommandLine(session.info.command, session.info.args);
     return this.inflight.run(owner, async (signal) => {
       let survivors = null as ReturnType<typeof membersView>;
-      // Running, or exited with members of its terminal session left: either way there are processes to end.
-      if (session.running) {
+      // Running, exited with members of its terminal session left, or stopped while starting with survivors of its
+      // sweep: either way there are processes to end.
+      if (session.running || session.lingering.count > 0) {
         await abortable(
           ctx.ask(killRequest(input.id, commandLine, input.cleanup ?? false)),
           anySignal(signal, ctx.signal),

@@ -111,6 +111,8 @@ export class PtySession implements EventHandler<PtyEvent> {
   /** Cuts a stream that did not end although its session was swept empty (the hard bound; see stop). */
   private readonly cut$ = new Subject<void>();
   private termination: Promise<TerminationReport | undefined> | undefined;
+  /** The teardown's sweep, when the PTY was stopped before it had a handle (see followTeardownSweep). */
+  private sweepAgain: (() => Observable<TerminationReport>) | undefined;
   private exited = false;
   private notified = false;
   private pendingLineBytes = 0;
@@ -195,7 +197,10 @@ export class PtySession implements EventHandler<PtyEvent> {
     );
     // Every stop sweeps (the sweep itself is shared while one runs and bounded); only the first names the status.
     stop$.pipe(takeUntil(this.ended$)).subscribe((reason) => this.beginTermination(reason));
-    (deps.spawn ?? ptyProcess$)(this.spec, { reaper: deps.reaper })
+    (deps.spawn ?? ptyProcess$)(this.spec, {
+      reaper: deps.reaper,
+      onTeardownSweep: (terminate) => this.followTeardownSweep(terminate),
+    })
       .pipe(
         intoBuffer(this.buffer, outputOf),
         tapHandler(this),
@@ -214,6 +219,9 @@ export class PtySession implements EventHandler<PtyEvent> {
    */
   async stop(reason: StopReason): Promise<StopOutcome> {
     this.kill$.next(reason);
+    // Stopped while starting, its stream's teardown swept and left survivors: only that sweep can go again.
+    if (this.termination === undefined && !this.running && this.lingering.count > 0 && this.sweepAgain)
+      this.follow(this.sweepAgain());
     const termination = this.termination;
     if (termination === undefined) {
       await this.ended;
@@ -222,6 +230,8 @@ export class PtySession implements EventHandler<PtyEvent> {
     const report = await termination;
     if (report === undefined || report.survivors.count === 0) {
       await this.ended;
+      // Stopped while starting, no stream is left to say the session emptied: this sweep does.
+      if (!this.running) this.lingering = NO_MEMBERS;
       return { survivors: NO_MEMBERS };
     }
     this.lingering = report.survivors;
@@ -329,6 +339,20 @@ export class PtySession implements EventHandler<PtyEvent> {
         takeUntil(this.ended$),
       )
       .subscribe(() => this.cut$.next());
+    this.follow(termination$);
+  }
+
+  /**
+   * The sweep the stream's teardown started, the PTY stopped before it had a handle: `stop` reports what it left,
+   * rather than an empty session while the reaper is still ending its processes.
+   */
+  private followTeardownSweep(terminate: () => Observable<TerminationReport>): void {
+    this.sweepAgain = terminate;
+    if (this.termination === undefined) this.follow(terminate());
+  }
+
+  /** The sweep whose report `stop` awaits; one that left survivors is let go, so that the next stop sweeps again. */
+  private follow(termination$: Observable<TerminationReport>): void {
     const report = firstValueFrom(termination$, { defaultValue: undefined }).catch(() => undefined);
     this.termination = report;
     void report.then((r) => {

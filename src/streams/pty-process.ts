@@ -82,6 +82,12 @@ export interface PtyProcessDeps {
   readonly wrapper?: WrapperKind;
   /** `null`: start at subscribe, whatever else started this turn. Default: the shared one-start-per-turn queue. */
   readonly forkTurns?: ForkTurns | null;
+  /**
+   * Hears the sweep a teardown starts (the stream unsubscribed before it ended: a PTY stopped while starting, whose
+   * owner has no handle yet): its `terminate`, already called once, so that the owner can report what the sweep
+   * left and sweep again. The reaper tracks the sweep either way.
+   */
+  readonly onTeardownSweep?: (terminate: () => Observable<TerminationReport>) => void;
 }
 
 /**
@@ -328,6 +334,7 @@ function scriptProcess$(
         });
       }
       deps.reaper.track(terminate().pipe(finalize(releaseGuard)));
+      deps.onTeardownSweep?.(terminate);
     };
   });
 }

@@ -1,10 +1,11 @@
-import { NEVER, Observable, of } from 'rxjs';
+import { NEVER, Observable, of, shareReplay, Subject, tap } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { bufferShapes, PtySession, type PtyInfo, sessionShapes } from '../../src/core/pty-session.js';
 import { Reaper } from '../../src/engine/reaper.js';
 import { eventShapes, type PtyEvent } from '../../src/streams/pty-events.js';
-import type { PtyHandle } from '../../src/streams/pty-process.js';
+import type { PtyHandle, PtyProcessDeps } from '../../src/streams/pty-process.js';
+import type { TerminationReport } from '../../src/streams/session-report.js';
 import type { ShapeKeeper } from '../../src/shapes/shape-keeper.js';
 import { handlerSubscriberShapes } from '../../src/operators/tap-handler.js';
 import { testScheduler } from '../support/marbles.js';
@@ -355,5 +356,87 @@ describe('PtySession.dispose', () => {
     expect(fresh.buffer).not.toBe(s.buffer);
     expect(fresh.buffer.totalRawChars).toBe(0);
     expect(bufferStep?.constructor.name).toBe('BufferIngest');
+  });
+});
+
+describe('PtySession stopped while starting', () => {
+  /**
+   * A process stream that never emits `started` (the leader not seen yet) and, torn down, sweeps its session as the
+   * real one does: the sweep's reports are handed out one per call of `terminate`, each when the test says.
+   */
+  function startingProcess(reports: TerminationReport[]) {
+    const calls: Array<Subject<TerminationReport>> = [];
+    let sweep$: Observable<TerminationReport> | undefined;
+    // As scriptTermination's: calls share the running sweep; one that left survivors lets the next call sweep again.
+    const terminate = (): Observable<TerminationReport> => {
+      if (sweep$ === undefined) {
+        const report$ = new Subject<TerminationReport>();
+        calls.push(report$);
+        sweep$ = report$.pipe(
+          tap((r) => {
+            if (r.survivors.count > 0) sweep$ = undefined;
+          }),
+          shareReplay(1),
+        );
+      }
+      return sweep$;
+    };
+    const spawn = ((_spec: unknown, deps: PtyProcessDeps) =>
+      new Observable<PtyEvent>(() => () => {
+        deps.reaper.track(terminate());
+        deps.onTeardownSweep?.(terminate);
+      })) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$;
+    const answer = (k: number) => {
+      calls[k]!.next(reports[k]!);
+      calls[k]!.complete();
+    };
+    return { spawn, calls, answer };
+  }
+
+  const survivors = (count: number): TerminationReport => ({
+    termed: count,
+    escalated: true,
+    scriptKilled: true,
+    survivors: { count, listed: count === 0 ? [] : [{ pid: 4242, command: 'sleep 30' }] },
+  });
+
+  function starting(reports: TerminationReport[]) {
+    const p = startingProcess(reports);
+    const s = new PtySession(info(), spec, {
+      reaper: new Reaper(),
+      close$: NEVER,
+      ownerDeleted$: NEVER,
+      onExit: () => undefined,
+      spawn: p.spawn,
+    });
+    return { s, p, started: s.start().catch((e: unknown) => e) };
+  }
+
+  it('waits for the sweep its teardown started and reports what survived it, not an empty session', async () => {
+    const { s, p, started } = starting([survivors(1)]);
+    let outcome: unknown;
+    const stopping = s.stop('kill').then((o) => (outcome = o));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(outcome).toBeUndefined();
+    expect(p.calls).toHaveLength(1);
+    p.answer(0);
+    await stopping;
+    expect(outcome).toEqual({ survivors: survivors(1).survivors });
+    expect(s.lingering.count).toBe(1);
+    expect(s.status).toBe('killed');
+    await expect(started).resolves.toMatchObject({ code: 'spawn_failed' });
+  });
+
+  it('a second stop sweeps again when the first left survivors, and an empty session clears them', async () => {
+    const { s, p } = starting([survivors(1), survivors(0)]);
+    const first = s.stop('kill');
+    p.answer(0);
+    expect(await first).toEqual({ survivors: survivors(1).survivors });
+    const second = s.stop('kill');
+    expect(p.calls).toHaveLength(2);
+    p.answer(1);
+    expect(await second).toEqual({ survivors: { count: 0, listed: [] } });
+    expect(s.lingering.count).toBe(0);
   });
 });
