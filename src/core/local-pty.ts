@@ -219,8 +219,6 @@ export class LocalPty {
         const base = { id: input.id, bytesWritten: 0, size: session.size };
         return waited ? { ...base, ...waited } : { ...base, status: session.status };
       }
-      if (request.resize !== undefined) await session.resize(request.resize);
-      const resized = request.resize === undefined ? {} : { size: session.size };
       const { bytes, visible, keys } = await typedBytes(session, request.typing);
       const commandLine = shellCommandLine(session.info.command, session.info.args);
       const typed = { visible, byteCount: bytes.length, keys };
@@ -228,6 +226,9 @@ export class LocalPty {
       stop.throwIfAborted();
       this.gate(owner);
       this.runningSession(owner, input.id);
+      // Resized only once the typing is allowed: a refused or bad write changes nothing; the size still comes first.
+      if (request.resize !== undefined) await session.resize(request.resize);
+      const resized = request.resize === undefined ? {} : { size: session.size };
       // Write, then listen in the same run: the answer comes in a later turn, and the write need not wait for the setup.
       const { value: written, waited } = await actThenWait(session, wait, stop, () => session.write(bytes));
       if (waited) return { id: input.id, bytesWritten: written, ...resized, ...waited };

@@ -49,10 +49,10 @@ export function encodeInput(items: readonly InputItem[], modes: KeyModes): Encod
   const parts: Buffer[] = [];
   const shown: string[] = [];
   let size = 0;
-  for (const item of items) {
+  for (const [index, item] of items.entries()) {
     let part: Buffer;
     if ('text' in item) {
-      part = decodeEscapes(item.text);
+      part = decodeItemText(item.text, index);
       shown.push(formatBytesVisibly(part));
     } else {
       const times = item.times ?? 1;
@@ -67,4 +67,14 @@ export function encodeInput(items: readonly InputItem[], modes: KeyModes): Encod
     parts.push(part);
   }
   return { bytes: Buffer.concat(parts), shown: shown.join(' ') };
+}
+
+/** An item's text decoded as `data` is; an error names the item, not `data`, so the model knows which to mend. */
+function decodeItemText(text: string, index: number): Buffer {
+  try {
+    return decodeEscapes(text);
+  } catch (err) {
+    if (!(err instanceof PtyError)) throw err;
+    throw new PtyError(err.code, err.message.replace('pty_write data', `pty_write input[${index}].text`));
+  }
 }

@@ -1,10 +1,14 @@
-import { waitFor } from '../../src/testkit/waits.js';
-import { HOSTS, Session, useHost } from './fixtures/suite.js';
+import { MAX_WRITE_BYTES } from '../../src/limits.js';
+import { sleep, waitFor } from '../../src/testkit/waits.js';
+import { fails, HOSTS, Session, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(60_000);
 
 // Switches to the alternate screen, titles the window, draws one line, then echoes what it reads (the PTY does not).
 const FULL_SCREEN = String.raw`printf '\033[?1049h\033[H\033]2;the title\007full screen\r\n'; exec cat`;
+
+// Says its terminal's size at every SIGWINCH: a resize the program was sent shows in its output.
+const SIZE_ON_WINCH = "trap 'echo size $(stty size)' WINCH; echo ready; while :; do sleep 0.05; done";
 
 // Issue 13's fields reach the model through both adapters, and every answer parses with its strict protocol schema.
 describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
@@ -55,5 +59,36 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
     const waited = await s.type(id, { input: [{ text: 'cd' }, { key: 'Enter' }], wait: { pattern: 'cd' } });
     expect(waited).toMatchObject({ reason: 'match', screenNote: expect.stringMatching(/alternate screen/) });
     expect('screen' in waited && waited.screen?.rows.includes('cd')).toBe(true);
+  });
+
+  it('a write refused by the user or by its input resizes nothing: no new size, no SIGWINCH', async () => {
+    const s = new Session(ctx.host, 'ses_resize_refused');
+    const { id } = await s.spawn({
+      command: 'bash',
+      args: ['-c', SIZE_ON_WINCH],
+      rows: 5,
+      cols: 30,
+      wait: { pattern: '^ready$' },
+    });
+    const resize = { rows: 7, cols: 33 };
+    ctx.host.permissions.decide = (record) => (record.metadata['tool'] === 'pty_write' ? 'reject' : 'allow');
+    fails(await s.call('pty_write', { id, data: 'x', resize }));
+    ctx.host.permissions.decide = () => 'allow';
+    const badEscape = fails(await s.call('pty_write', { id, input: [{ text: '\\xZZ' }], resize }));
+    expect(badEscape.message).toMatch(/input\[0\]\.text has an invalid escape/);
+    const tooLong = fails(
+      await s.call('pty_write', { id, input: [{ text: 'a'.repeat(MAX_WRITE_BYTES) }, { key: 'Enter' }], resize }),
+    );
+    expect(tooLong.message).toMatch(/MAX_WRITE_BYTES/);
+    await sleep(300);
+    expect((await s.read(id, { screen: true })).screen.size).toEqual({ rows: 5, cols: 30 });
+    expect((await s.read(id)).lines.map((l) => l.text)).toEqual(['ready']);
+
+    // The control: an allowed write with a resize does reach the program.
+    expect(await s.type(id, { data: 'x', resize })).toMatchObject({ size: resize });
+    await waitFor(
+      async () => (await s.read(id)).lines.some((l) => l.text === 'size 7 33'),
+      'the program to see its new size',
+    );
   });
 });
