@@ -33,7 +33,9 @@ export function typingRequest(
   const { visible, byteCount, keys } = typed;
   return {
     permission: 'bash',
-    patterns: [visible],
+    // Not the bytes alone: a rule written for commands ("git *": "allow") would then approve typing
+    // `git status; rm -rf ~` into a shell unasked. Typing is allowed by rules of its own ("pty_write *").
+    patterns: [`pty_write ${visible}`],
     title: `Type into ${id} (${program}): ${keys === undefined ? visible : `${keys} (bytes: ${visible})`}`,
     metadata: {
       id,

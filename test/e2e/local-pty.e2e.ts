@@ -792,7 +792,7 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
         id = s.id;
         atSpawn = ptyProcesses(s.pid);
         seen.push(atSpawn);
-        return toolCall('pty_write', { id, data: 'hello\\n' }, 'call_ask_write_hello');
+        return toolCall('pty_write', { id, data: 'printf hello\\n' }, 'call_ask_write_hello');
       },
       until(
         (n) => toolCall('pty_read', { id }, `call_ask_read_${n}`),
@@ -829,14 +829,15 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
 
     // 2. the first write: its exact visible bytes
     const writeAsk = await nextAsk(session, server.events.events.indexOf(spawnAsk) + 1);
-    show('permission.asked for pty_write hello\\n', writeAsk.properties);
+    show('permission.asked for pty_write printf hello\\n', writeAsk.properties);
     // The argv travels on a pipe (issue 10), so the token is in the program's own command line, not in script's.
     expect(processesWithToken(token).map((p) => p.comm)).toEqual(['sh']);
     expect(atSpawn!.members.map((p) => p.comm)).toContain('cat');
     expect(writeAsk.properties).toMatchObject({
       permission: 'bash',
-      patterns: ['hello\\n'],
-      metadata: { id, bytes: 'hello\\n', byteCount: 6, tool: 'pty_write', command: commandLine },
+      // Typed text that reads like an allowed command (`printf *`) is still asked: typing has rules of its own.
+      patterns: ['pty_write printf hello\\n'],
+      metadata: { id, bytes: 'printf hello\\n', byteCount: 13, tool: 'pty_write', command: commandLine },
     });
     await reply(writeAsk.properties.id, 'once');
 
@@ -845,7 +846,7 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     show('permission.asked for pty_write \\x03', ctrlAsk.properties);
     expect(ctrlAsk.properties).toMatchObject({
       permission: 'bash',
-      patterns: ['\\x03'],
+      patterns: ['pty_write \\x03'],
       metadata: { bytes: '\\x03', byteCount: 1, tool: 'pty_write' },
     });
     await reply(ctrlAsk.properties.id, 'once');
@@ -854,7 +855,7 @@ describeBuilt('local-pty in the real OpenCode ("permission": {"bash": "ask"})', 
     expect(flow.done).toBe(true);
     const last = flow.requests.at(-1)!;
     expect(result<Spawned>(last, 'call_ask_spawn')).toMatchObject({ status: 'running', command: 'sh' });
-    expect(result(last, 'call_ask_write_hello')).toMatchObject({ bytesWritten: 6 });
+    expect(result(last, 'call_ask_write_hello')).toMatchObject({ bytesWritten: 13 });
     expect(result(last, 'call_ask_write_ctrl_c')).toMatchObject({ bytesWritten: 1 });
     const listed = result<Listed>(last, last.toolResults.at(-1)!.tool_call_id);
     show('pty_list after Ctrl-C', listed.ptys[0]);

@@ -60,9 +60,9 @@ describe.each(HOSTS)('permissions through the %s host', (_name, factory) => {
     await s.write(id, 'ls -la\\r');
     await s.write(id, '\\x03');
     const [, line, interrupt] = ctx.host.permissionLog;
-    expect(line).toMatchObject({ permission: 'bash', patterns: ['ls -la\\r'], remember: [] });
+    expect(line).toMatchObject({ permission: 'bash', patterns: ['pty_write ls -la\\r'], remember: [] });
     expect(line!.metadata).toMatchObject({ id, bytes: 'ls -la\\r', byteCount: 7, command: `cat`, tool: 'pty_write' });
-    expect(interrupt).toMatchObject({ permission: 'bash', patterns: ['\\x03'] });
+    expect(interrupt).toMatchObject({ permission: 'bash', patterns: ['pty_write \\x03'] });
     expect(interrupt!.metadata).toMatchObject({ bytes: '\\x03', byteCount: 1 });
 
     await s.kill(id);

@@ -110,7 +110,7 @@ describe('named keys reach the program as a terminal sends them', () => {
     const prompt = rig.asked.at(-1)!;
     expect(prompt.title).toContain('ab <C-c> (bytes: ab\\x03)');
     expect(prompt.metadata).toMatchObject({ keys: 'ab <C-c>', bytes: 'ab\\x03', byteCount: 3 });
-    expect(prompt.patterns).toEqual(['ab\\x03']);
+    expect(prompt.patterns).toEqual(['pty_write ab\\x03']);
   });
 
   it('refuses unknown keys, data with input, and an empty write, with the reason and nothing written', async () => {

@@ -66,14 +66,14 @@ export const permissions: Scenario = {
     );
     expectEqual(session.asks.length, asksBefore + 1, 'prompts for one write');
     const writeAsk = lastAsk(session.asks, 'rejected write');
-    expectAsk(writeAsk, 'bash', ['\\x03'], 'Ctrl-C write prompt');
+    expectAsk(writeAsk, 'bash', ['pty_write \\x03'], 'Ctrl-C write prompt');
     expectEqual(writeAsk.metadata.byteCount, 1, 'Ctrl-C write prompt: byteCount');
     await sleep(QUIET_MS);
     expectEqual(await statusOf(session, cat.id), 'running', 'cat after a rejected Ctrl-C');
 
     session.policy = 'allow';
     await session.call('pty_write', { id: cat.id, data: 'tab\\there \\u20ac\\n' });
-    expectAsk(lastAsk(session.asks, 'text write'), 'bash', ['tab\\there €\\n'], 'text write prompt');
+    expectAsk(lastAsk(session.asks, 'text write'), 'bash', ['pty_write tab\\there €\\n'], 'text write prompt');
     await readUntil(session, cat.id, (l) => texts(l).includes('tab\there €'), 'the written line echoed back by cat');
 
     await session.call('pty_write', { id: cat.id, data: '\\x03' });
