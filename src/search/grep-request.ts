@@ -1,5 +1,6 @@
 import { PtyError } from '../errors.js';
 import { MAX_PATTERN_CHARS } from '../limits.js';
+import { misreadEscape } from './grep-escapes.js';
 
 export interface GrepRequest {
   /** The text searched, lines separated by `\n`; in parts, joined in order, none splitting a surrogate pair. */
@@ -20,8 +21,9 @@ export interface GrepMatch {
 }
 
 /**
- * Refuses, before any process starts, what grep would misread: a NUL cannot pass through argv, and grep -E
- * takes a newline as "or" between two patterns, which would silently widen the search.
+ * Refuses, before any process starts, what grep would misread: a NUL cannot pass through argv, grep -E
+ * takes a newline as "or" between two patterns, which would silently widen the search, and an escape it does not
+ * know (`\d`) as a plain letter (grep-escapes.ts).
  */
 export function validateGrepRequest(request: GrepRequest): void {
   const { pattern, maxMatches } = request;
@@ -42,6 +44,13 @@ export function validateGrepRequest(request: GrepRequest): void {
       'invalid_input',
       'the search pattern contains a newline; lines are searched one at a time, so a pattern cannot span lines. ' +
         'Use a pattern for one line (alternatives as a|b).',
+    );
+  }
+  const misread = misreadEscape(pattern);
+  if (misread !== undefined) {
+    throw new PtyError(
+      'invalid_input',
+      `the search pattern ${JSON.stringify(pattern)}: ${misread}. Nothing was searched.`,
     );
   }
   if (!Number.isSafeInteger(maxMatches) || maxMatches < 1) {

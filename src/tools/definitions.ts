@@ -46,7 +46,7 @@ export const ptySpawn = defineTool({
   description: [
     'Start a program in a real interactive terminal (PTY) that keeps running: a REPL, dev server, test watcher, debugger, or anything that asks questions.',
     'The program gets a real terminal on stdin/stdout/stderr (stderr is merged into the output); `command` is the program and `args` its arguments, passed exactly (no shell: to use pipes or `&&`, run command "bash" with args ["-c", "..."]).',
-    'Runs as the user, with a clean environment (HOME, USER, LANG=C.UTF-8, PATH=/usr/local/bin:/usr/bin:/bin, TERM=xterm-256color), after the user allows the exact command line.',
+    'Runs as the user, with a clean environment (HOME, USER, LOGNAME, SHELL=/bin/sh, LANG=C.UTF-8, PATH=/usr/local/bin:/usr/bin:/bin, TERM=xterm-256color), under the user\'s permission for the exact command line.',
     'Returns the PTY id at once; with wait, first waits for what you expect (e.g. wait: {pattern: ">>> $"} for a Python prompt) and returns its output too.',
     WAIT_RULES,
     'Set notifyOnExit: true to get a pty.exit message in this session when it ends, instead of checking on it.',
@@ -64,7 +64,7 @@ export const ptyWrite = defineTool({
     'Or, instead of data, `input`: text and named keys in order, e.g. [{"key":"Esc"},{"text":":wq"},{"key":"Enter"}] or [{"key":"Down","times":3}].',
     "Key names (as tmux): Enter (sends \\r, as the Enter key does), Tab, Esc, Backspace, Delete, Insert, Home, End, PageUp, PageDown, Up, Down, Left, Right, F1-F12, Space; C- (Ctrl), M- (Alt), S- (Shift) prefixes: C-c, M-x, C-Left, S-Tab. Arrows are sent as the program's current mode expects.",
     '`resize: {rows, cols}` changes the terminal size (the program gets SIGWINCH and redraws); alone it types nothing and needs no approval.',
-    'The user is asked to allow the exact bytes (keys shown by name). Returns the number of bytes written.',
+    'Under the user\'s permission for the exact bytes (keys shown by name). Returns the number of bytes written.',
     'Type and wait in one call: give wait with the prompt or answer you expect (wait: {pattern: ">>> $"} after a Python line, {pattern: "\\(Pdb\\) $"} in pdb, {quietMs: 500} when you do not know what comes), and the result carries the output, so no pty_read is needed.',
     WAIT_RULES,
     `At most ${MAX_WRITE_BYTES} bytes per write; a program in line mode takes lines of at most ${CANONICAL_LINE_MAX_BYTES} bytes (longer ones are refused, never cut).`,
@@ -79,10 +79,10 @@ export const ptyRead = defineTool({
   description: [
     "Read a PTY's output as clean lines (colors and cursor codes removed, progress bars at their last state), each with its absolute line number.",
     `Page with offset (0-based over the retained lines, at most ${MAX_READ_OFFSET}) and limit (default ${DEFAULT_READ_LIMIT}, at most ${MAX_READ_LIMIT}); tail: true gives the newest lines.`,
-    `pattern (POSIX extended regex) returns only matching lines (offset pages through the matches); a pattern that needs over ${GREP_CPU_BUDGET_MS} ms of CPU time is stopped as too expensive, and a search on a busy machine after ${GREP_WALL_TIMEOUT_MS} ms.`,
+    `pattern (POSIX extended regex, as grep -E reads it, not wait.pattern's RE2: [0-9] for a digit, no \\d; an escape grep does not know is refused) returns only matching lines (offset pages through the matches); a pattern that needs over ${GREP_CPU_BUDGET_MS} ms of CPU time is stopped as too expensive, and a search on a busy machine after ${GREP_WALL_TIMEOUT_MS} ms.`,
     `Lines longer than ${MAX_LINE_CHARS} characters are cut (marked). raw: true gives the terminal text as written.`,
     'Works after the program ended, too.',
-    'Every result has a cursor; pass it back as cursor to get only the lines after it (the unfinished last line included), so nothing is read twice.',
+    'Every read of lines (plain, raw, pattern or wait) has a cursor; pass it back as cursor to get only the lines after it (the unfinished last line included), so nothing is read twice.',
     `With wait, first waits for new output (same rules as pty_write's wait). ${WAIT_RULES}`,
     'screen: true returns the visible screen instead: rows (one string per row), cursor {row, col, visible} (0-based), alternateScreen, title, size; use it for full-screen programs (vim, less, top, menus).',
     'While such a program is on the alternate screen, a plain read includes `screen` by itself.',
@@ -94,7 +94,7 @@ export const ptyRead = defineTool({
 export const ptyList = defineTool({
   name: 'pty_list',
   description:
-    "List this session's PTYs with their status (running, lingering, exited, killed, timeout), exit code, command, line count, pid (the terminal) and commandPid (the program itself). lingering: the program exited but processes it left in its terminal session (e.g. a server it backgrounded) still run; `lingering` lists them (count, pid and command) until they end or pty_kill ends them. To interrupt or end a program, type \\x03 with pty_write or use pty_kill; do not signal these pids.",
+    "List this session's PTYs with their status (starting, running, lingering, exited, killed, timeout), exit code, command, line count, pid (the terminal) and commandPid (the program itself). lingering: the program exited but processes it left in its terminal session (e.g. a server it backgrounded) still run; `lingering` lists them (count, pid and command) until they end or pty_kill ends them. To interrupt or end a program, type \\x03 with pty_write or use pty_kill; do not signal these pids.",
   args: ListArgs,
   run: (core, ctx) => core.list(ctx),
 });
