@@ -27,7 +27,7 @@ describe('permission requests', () => {
   it('typing: the visible bytes as the pattern; named keys in the title and metadata only when given', () => {
     expect(typingRequest('pty_1a2b3c4d', 'cat', 'cat', { visible: 'ls\\r', byteCount: 3, keys: undefined })).toEqual({
       permission: 'bash',
-      patterns: ['ls\\r'],
+      patterns: ['pty_write ls\\r'],
       title: 'Type into pty_1a2b3c4d (cat): ls\\r',
       metadata: { id: 'pty_1a2b3c4d', command: 'cat', bytes: 'ls\\r', byteCount: 3, tool: 'pty_write' },
     });
