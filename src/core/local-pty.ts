@@ -1,4 +1,5 @@
 import {
+  catchError,
   concatWith,
   defer,
   EMPTY,
@@ -44,6 +45,7 @@ import { PtySession, type StopReason } from './pty-session.js';
 import { readAfter, readsAfter } from './read-after.js';
 import { actThenWait, compileWait, refuseIgnoreCaseAlone } from './wait-call.js';
 import { compileWatch, matchNotification, watchHits$ } from './watch-rules.js';
+import type { LinearPattern } from '../patterns/linear-pattern.js';
 import { readWithScreen } from './screen-read.js';
 import { typedBytes, writeRequest } from './write-request.js';
 import { externalDirectoryRequest, killRequest, spawnRequest, typingRequest } from './permission-requests.js';
@@ -174,8 +176,7 @@ export class LocalPty {
         );
         reservation.commit(session);
         // Both listen before the process starts: its first output is theirs too.
-        if (watch.length > 0)
-          this.watches$.next(watchHits$(session, watch).pipe(map((hit) => matchNotification(session, hit))));
+        if (watch.length > 0) this.watches$.next(this.watchNotifications$(session, watch));
         const { waited } = await actThenWait(
           session,
           wait,
@@ -293,8 +294,22 @@ export class LocalPty {
   async deleteOwner(owner: string): Promise<void> {
     this.deletedOwners.add(owner);
     this.ownerDeleted$.next(owner);
-    await this.inflight.abortOwner(owner, new PtyError('owner_deleted', 'the session that owns this PTY was deleted.'));
-    await lastValueFrom(this.endAll$(this.registry.ownedBy(owner), 'owner-deleted'), { defaultValue: undefined });
+    const error = new PtyError('owner_deleted', 'the session that owns this PTY was deleted.');
+    const work$ = defer(() => this.inflight.abortOwner(owner, error)).pipe(
+      ignoreElements(),
+      concatWith(defer(() => this.endAll$(this.registry.ownedBy(owner), 'owner-deleted'))),
+      // Bounded as close is: each sweep has its own bound, this one holds for the whole deletion.
+      timeout({
+        first: CLOSE_TIMEOUT_MS,
+        with: () => {
+          this.options.host.log.error(`deleting session ${owner} did not finish within ${CLOSE_TIMEOUT_MS} ms`, {
+            ...this.stats,
+          });
+          return EMPTY;
+        },
+      }),
+    );
+    await lastValueFrom(work$, { defaultValue: undefined });
   }
 
   /**
@@ -362,6 +377,23 @@ export class LocalPty {
     this.notifications$.complete();
     this.watches$.complete();
     this.ownerDeleted$.complete();
+  }
+
+  /**
+   * A PTY's watch rules as pty.match notifications. Rules that fail end that PTY's watch alone, logged: through the
+   * shared merge, one error would end every PTY's watches for the rest of the plugin's life, and rethrow in the host.
+   */
+  private watchNotifications$(session: PtySession, watch: readonly LinearPattern[]): Observable<PtyNotification> {
+    return watchHits$(session, watch).pipe(
+      map((hit) => matchNotification(session, hit)),
+      catchError((err: unknown) => {
+        this.options.host.log.warn('watch rules of a PTY failed; its watch ended', {
+          id: session.info.id,
+          error: String(err),
+        });
+        return EMPTY;
+      }),
+    );
   }
 
   private onExit(session: PtySession): void {

@@ -261,6 +261,8 @@ function scriptProcess$(
               subscriber.next(membersEvent(describeMembers(pids)));
             },
             complete: finish,
+            // A scan that fails ends the stream with its error (the session settles), never as an uncaught one.
+            error: (err: unknown) => subscriber.error(err),
           }),
       );
     };
@@ -309,12 +311,15 @@ function scriptProcess$(
       ),
     );
 
-    const lookup = sessionLeader$(argvChannel ?? undefined, pid, scheduler).subscribe((sid) => {
-      terminalSid = sid;
-      // Kills the session should the host die without closing us (see orphan-guard.ts), until it is empty.
-      if (sid !== null) guard.watch(sid);
-      markStarted();
-      scriptStart();
+    const lookup = sessionLeader$(argvChannel ?? undefined, pid, scheduler).subscribe({
+      next: (sid) => {
+        terminalSid = sid;
+        // Kills the session should the host die without closing us (see orphan-guard.ts), until it is empty.
+        if (sid !== null) guard.watch(sid);
+        markStarted();
+        scriptStart();
+      },
+      error: (err: unknown) => subscriber.error(err),
     });
     lifetime.add(lookup);
 

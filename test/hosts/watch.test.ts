@@ -1,6 +1,7 @@
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS } from '../../src/limits.js';
 import type { NotificationRecord } from '../../src/testkit/fake-host.js';
 import { type V1HostFixture, v1Fixture } from '../../src/testkit/fake-v1-host.js';
+import { compileLinearPattern, type LinearPattern } from '../../src/patterns/linear-pattern.js';
 import { sleep, waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, useHost } from './fixtures/suite.js';
 
@@ -11,6 +12,40 @@ const matchesOf = (records: readonly NotificationRecord[], id: string) =>
 
 describe.each(HOSTS)('watch rules through the %s host', (_name, factory) => {
   const ctx = useHost(factory);
+
+  it("a PTY whose rules fail loses its own watch only: another PTY's rules still notify, and nothing is thrown", async () => {
+    // Compiled patterns are kept and handed out again for the same source: this one's scan fails for its PTY.
+    const failing = compileLinearPattern('test', 'will-fail-to-scan') as {
+      -readonly [K in keyof LinearPattern]: LinearPattern[K];
+    };
+    const scan = failing.matchingLines;
+    failing.matchingLines = () => {
+      throw new Error('a rule that fails');
+    };
+    try {
+      const s = new Session(ctx.host, 'ses_watch_failing');
+      const broken = await s.spawn({
+        command: 'sh',
+        args: ['-c', 'echo will-fail-to-scan; sleep 0.2; echo second; sleep 30'],
+        description: 'broken watch',
+        watch: [{ pattern: 'will-fail-to-scan' }],
+      });
+      await waitFor(
+        async () => (await s.read(broken.id)).lines.some((l) => l.text === 'second'),
+        'the broken PTY to print twice',
+      );
+      const healthy = await s.spawn({
+        command: 'sh',
+        args: ['-c', 'sleep 0.2; echo ready now; sleep 30'],
+        description: 'healthy watch',
+        watch: [{ pattern: 'ready' }],
+      });
+      await waitFor(() => matchesOf(ctx.host.notifications, healthy.id).length > 0, "the healthy PTY's match");
+      expect(matchesOf(ctx.host.notifications, broken.id)).toEqual([]);
+    } finally {
+      failing.matchingLines = scan;
+    }
+  });
 
   it('wakes the session when a watched dev server says it is ready', async () => {
     const s = new Session(ctx.host, 'ses_watch_ready');
