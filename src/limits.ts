@@ -33,6 +33,12 @@ export const PTY_ID_HEX_CHARS = 8;
 export const PTY_ID_RANDOM_POOL_BYTES = 64;
 
 // ── Output buffer ────────────────────────────────────────────────────────────────────────────
+/**
+ * The finished lines a PTY's buffer keeps, each charged its characters, its newline and LINE_OVERHEAD_CHARS. The
+ * unfinished (open) line is bounded apart, by this less one line's newline and overhead, and is cut in steps of a
+ * quarter of that (CUT_STEPS_PER_BOUND, src/buffer/line-cells.ts): before the next cut it may hold up to 1.25 times
+ * its bound, 1,249,978 characters.
+ */
 export const MAX_BUFFER_CHARS = 1_000_000;
 /**
  * What each retained line costs against MAX_BUFFER_CHARS beyond its characters and its newline. It was set when
@@ -82,6 +88,8 @@ export const INGEST_BYTES_PER_TURN = 256 * 1_024;
 export const MAX_SCRIPT_STDERR_CHARS = 2_000;
 /** Past this many chars a pending escape sequence is abandoned, so an OSC/DCS that never ends can't hide all later output. */
 export const MAX_ESCAPE_SEQUENCE_CHARS = 65_536;
+/** Parameters kept per CSI sequence (src/buffer/csi-params.ts); later ones are read and dropped (xterm.js keeps 32). */
+export const MAX_CSI_PARAMS = 32;
 /** A window title a program sets (OSC 0, OSC 2) longer than this is not kept for a screen's restart to give back. */
 export const MAX_WINDOW_TITLE_CHARS = 4_096;
 
@@ -188,6 +196,8 @@ export const SESSION_LEADER_POLL_MS = 2;
 export const LEADER_REPORT_GRACE_MS = 100;
 /** Between full /proc scans for script's child; the polls in between probe only the next few pids. */
 export const SESSION_LEADER_FULL_SCAN_MS = 50;
+/** Bytes the wrapper's report of its pid may take ("4194304\n" at most); more is not a pid. */
+export const MAX_PID_REPORT_BYTES = 16;
 /** Plugin close (and session deletion) settles everything within this. */
 export const CLOSE_TIMEOUT_MS = 27_000;
 
@@ -195,7 +205,10 @@ export const CLOSE_TIMEOUT_MS = 27_000;
 export const NOTIFY_TIMEOUT_MS = 5_000;
 export const NOTIFY_DESCRIPTION_CHARS = 100;
 export const NOTIFY_LAST_LINE_CHARS = 200;
-/** Exit notifications waiting for delivery across all sessions; older ones are dropped (and logged). */
+/**
+ * Notifications (pty.exit and pty.match) enqueued and not yet delivered or failed, across all sessions (those being
+ * delivered count too). At the bound the new one is dropped (and logged); those already waiting are kept.
+ */
 export const MAX_PENDING_NOTIFICATIONS = 64;
 
 // ── Terminal mode probe (pty_write of a long line) ──────────────────────────────────────────

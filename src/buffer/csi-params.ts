@@ -1,3 +1,5 @@
+import { MAX_CSI_PARAMS } from '../limits.js';
+
 const QUESTION = 0x3f;
 const SET_MODE = 0x68; // h
 const RESET_MODE = 0x6c; // l
@@ -5,8 +7,6 @@ const RESET_MODE = 0x6c; // l
 const ALTERNATE_SCREEN_MODES: ReadonlySet<number> = new Set([47, 1047, 1049]);
 /** A parameter stops growing here: only its value up to the largest mode above matters. */
 const MAX_CSI_PARAM = 99_999;
-/** Parameters kept per sequence; later ones are read and dropped (xterm.js keeps 32). */
-const MAX_CSI_PARAMS = 32;
 
 /**
  * The parameters of the CSI sequence being read: its parameters (for the line's cursor moves and erases, and for the

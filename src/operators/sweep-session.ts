@@ -18,7 +18,7 @@ export type SweepSignal = 'SIGTERM' | 'SIGCONT' | 'SIGSTOP' | 'SIGKILL';
 /** A live (non-zombie) process of the PTY's terminal session, as one scan saw it. */
 export interface ScannedMember {
   readonly pid: number;
-  /** Its process group: every group seen in a scan is signalled as a whole. */
+  /** Its process group: signalled as a whole while the latest scan saw a member in it (see signalGroup). */
   readonly pgrp: number;
   /** /proc state letter: T/t is stopped. */
   readonly state: string;
@@ -40,8 +40,13 @@ export interface SessionSweeper {
   scan(): readonly ScannedMember[];
   /** Signals one process; one already gone is not an error. */
   signal(pid: number, signal: SweepSignal): void;
-  /** Signals a whole process group (kill(-pgid)): atomic with respect to fork, which a per-pid signal is not. */
-  signalGroup(pgid: number, signal: SweepSignal): void;
+  /**
+   * Signals a whole process group (kill(-pgid)): atomic with respect to fork, which a per-pid signal is not. `seen`
+   * are the members the latest scan saw in it (none for a known group no scan saw a member of). The real one sends
+   * only while one of them is still a member of the session in that group: a live member holds the group's id, and
+   * an id whose group has emptied may name a stranger's job once pids wrap around. Returns whether it was sent.
+   */
+  signalGroup(pgid: number, signal: SweepSignal, seen: readonly ScannedMember[]): boolean;
   /**
    * Called after each KILL round and when a frozen sweep ends: wakes what outside the session the freeze stopped.
    * `script` stops ITSELF when its child (the session leader) is stopped (util-linux's job-control callback), and a
@@ -51,7 +56,10 @@ export interface SessionSweeper {
 }
 
 export interface SweepOptions {
-  /** Groups known before any scan: the session leader's own (its pgid is the sid). */
+  /**
+   * Groups signalled whatever the scans saw: the session leader's own (its pgid is the sid, which Linux does not
+   * reuse while the session has a member), where the program's children stay after the leader has exited.
+   */
   readonly knownGroups: readonly number[];
   /** Between TERM and the freeze. */
   readonly graceMs: number;
@@ -82,7 +90,9 @@ const isStopped = (state: string) => state === 'T' || state === 't';
  * repeat each tick until a scan finds the session empty. A signal sent to a group is pending for every member at
  * once and aborts a fork in progress, so a fork-and-exit worm (a new pid every millisecond, each younger than
  * one scan) is stopped whole and cannot slip a child past the KILL. `setsid` leaves the session and is the one
- * escape. Groups are only signalled as seen in the current scan (a group id is a pid and could be reused).
+ * escape. A group is only signalled while the latest scan saw a member of the session in it (or it is a known
+ * group), and only if that member is still in it (SessionSweeper.signalGroup): a group id is a pid, and a group
+ * that emptied since may be a stranger's job that CONT would resume or KILL would end.
  * Emits one report and completes, within `boundMs`.
  *
  * @example
@@ -101,19 +111,23 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
   const step = <T>(work: () => T): Observable<T> =>
     turn === undefined ? defer(() => of(work())) : defer(() => from(turn())).pipe(map(work));
   return defer(() => {
-    // Every group ever seen in the session: a member the scans missed is still in one of them.
-    const groups = new Set(options.knownGroups);
+    // The groups to signal: the known ones and those the latest scan saw a member in (not every group ever seen).
+    let groups = groupsSeen(options.knownGroups, []);
     const scan = () => {
       const members = sweeper.scan();
-      for (const m of members) groups.add(m.pgrp);
+      groups = groupsSeen(options.knownGroups, members);
       return members;
     };
-    const signalGroups = (signal: SweepSignal) => {
-      for (const pgrp of groups) sweeper.signalGroup(pgrp, signal);
+    /** Signals the groups of the latest scan; returns the ones sent. */
+    const signalGroups = (signal: SweepSignal): Set<number> => {
+      const sent = new Set<number>();
+      for (const [pgrp, seen] of groups) if (sweeper.signalGroup(pgrp, signal, seen)) sent.add(pgrp);
+      return sent;
     };
     /**
-     * A scan can miss a process that forks and exits faster than /proc is read. Only a scan made while every
-     * known group is stopped is trusted to say "empty"; the groups are then continued.
+     * A scan can miss a process that forks and exits faster than /proc is read. Only a scan made while the groups
+     * are stopped is trusted to say "empty"; the groups it saw are then continued (the members of a group stopped
+     * cannot leave it, so a group it did not see has emptied).
      */
     const frozenScan = () => {
       signalGroups('SIGSTOP');
@@ -159,13 +173,12 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
       exhaustMap(() =>
         step(() => {
           // Frozen first, so that this scan is one to trust.
-          signalGroups('SIGSTOP');
-          const stopped = new Set(groups);
+          const stopped = signalGroups('SIGSTOP');
           return { members: scan(), stopped };
         }),
       ),
       map(({ members, stopped }) => {
-        if (members.length > 0) freezeAndKill(sweeper, members, stopped, scan, groups, maxFreezeScans);
+        if (members.length > 0) freezeAndKill(sweeper, members, stopped, scan, signalGroups, maxFreezeScans);
         return members;
       }),
       filter((members) => {
@@ -199,14 +212,14 @@ function freezeAndKill(
   found: readonly ScannedMember[],
   stoppedBefore: ReadonlySet<number>,
   scan: () => readonly ScannedMember[],
-  groups: ReadonlySet<number>,
+  signalGroups: (signal: SweepSignal) => unknown,
   maxScans: number,
 ): void {
   let members = found;
   let previous = new Set<number>();
   const frozenAlready = members.every((m) => stoppedBefore.has(m.pgrp));
   for (let round = 0; round < maxScans && !frozenAlready; round++) {
-    for (const pgrp of groups) sweeper.signalGroup(pgrp, 'SIGSTOP');
+    signalGroups('SIGSTOP');
     for (const m of members) sweeper.signal(m.pid, 'SIGSTOP');
     const settled = members.every((m) => isStopped(m.state) && previous.has(m.pid));
     if (settled) break;
@@ -215,6 +228,23 @@ function freezeAndKill(
     if (members.length === 0) return;
   }
   // Settled, or out of scans: KILL what this round holds; the next tick's frozen scan finds anything it missed.
-  for (const pgrp of groups) sweeper.signalGroup(pgrp, 'SIGKILL');
+  signalGroups('SIGKILL');
   for (const m of members) sweeper.signal(m.pid, 'SIGKILL');
+}
+
+/**
+ * The groups to signal after a scan: each known one, and each group the scan saw a member in, with the members it
+ * saw there (what SessionSweeper.signalGroup checks are still in it).
+ */
+export function groupsSeen(
+  known: readonly number[],
+  members: readonly ScannedMember[],
+): ReadonlyMap<number, readonly ScannedMember[]> {
+  const groups = new Map<number, ScannedMember[]>(known.map((pgrp) => [pgrp, []]));
+  for (const m of members) {
+    const seen = groups.get(m.pgrp);
+    if (seen === undefined) groups.set(m.pgrp, [m]);
+    else seen.push(m);
+  }
+  return groups;
 }

@@ -12,8 +12,9 @@ import {
   takeWhile,
   timer,
 } from 'rxjs';
-import { childrenOf, readStat } from '../engine/procfs.js';
-import type { ScannedMember, SessionSweeper, SweepSignal } from '../operators/sweep-session.js';
+import { childrenOf, type ProcStat, readStat } from '../engine/procfs.js';
+import { MAX_PID_REPORT_BYTES } from '../limits.js';
+import { groupsSeen, type ScannedMember, type SessionSweeper, type SweepSignal } from '../operators/sweep-session.js';
 import { sessionScanner } from './session-scanner.js';
 import { procStepTurns } from './step-turns.js';
 
@@ -36,8 +37,9 @@ export interface MemberProbe {
   /** Makes that record valid, reading in slices what it lacks: a scan right after reads only members and new pids. */
   warm(): Promise<void>;
   /**
-   * A scan made while every process group seen in the session is stopped, then continued. A plain scan can miss a
-   * process that forks and exits faster than /proc is read; a stopped one cannot move. Used before saying "empty".
+   * A scan made while the process groups of the latest scan (and the leader's) are stopped, then continued. A plain
+   * scan can miss a process that forks and exits faster than /proc is read; a stopped one cannot move. Used before
+   * saying "empty".
    */
   frozenScan(): readonly ScannedMember[];
 }
@@ -115,7 +117,7 @@ export function lingeringMembers$(probe: MemberProbe, options: LingerOptions): O
 }
 
 /** A plain scan, or a frozen one when the plain one finds nothing. */
-export function trustedScan(probe: MemberProbe): readonly ScannedMember[] {
+function trustedScan(probe: MemberProbe): readonly ScannedMember[] {
   const members = probe.scan();
   return members.length > 0 ? members : probe.frozenScan();
 }
@@ -151,37 +153,71 @@ export function procLeaderProbe(scriptPid: number): LeaderProbe {
 
 /**
  * Members of `terminalSid` that started no earlier than `notBefore` (script's start: a pid-reuse guard). Remembers
- * every process group it has seen (the leader's, whose id is the sid, from the start) for its frozen scans.
+ * the process groups of its latest scan (and the leader's, whose id is the sid) for its frozen scans: a lingering
+ * PTY may live for hours, and a group that emptied meanwhile may be one of the user's jobs by then.
  */
 export function procMemberProbe(terminalSid: number, notBefore: number): MemberProbe {
-  const groups = new Set<number>([terminalSid]);
+  let groups = groupsSeen([terminalSid], []);
   const scanner = sessionScanner(terminalSid, notBefore);
   const noteGroups = (members: readonly ScannedMember[]): readonly ScannedMember[] => {
-    for (const m of members) groups.add(m.pgrp);
+    groups = groupsSeen([terminalSid], members);
     return members;
   };
   const scan = (): readonly ScannedMember[] => noteGroups(scanner.scan());
-  const signalGroups = (signal: SweepSignal) => {
-    for (const pgrp of groups) if (pgrp > 1) signalQuietly(-pgrp, signal);
-  };
   return {
     scan,
     scanInSlices: async () => noteGroups(await scanner.scanInSlices()),
     keepListed: scanner.keepListed,
     warm: scanner.warm,
     frozenScan: () => {
-      signalGroups('SIGSTOP');
+      const stopped = new Set<number>();
+      for (const [pgrp, seen] of groups)
+        if (signalSessionGroup(terminalSid, notBefore, pgrp, 'SIGSTOP', seen)) stopped.add(pgrp);
       try {
         return scan();
       } finally {
-        signalGroups('SIGCONT');
+        // Only what was stopped is continued, while a member is still in it (this scan's, if it finished): the
+        // members of a stopped group cannot leave it, so a group this scan did not see has emptied.
+        for (const [pgrp, seen] of groups)
+          if (stopped.has(pgrp)) signalSessionGroup(terminalSid, notBefore, pgrp, 'SIGCONT', seen);
       }
     },
-    stillMember: (pid) => {
-      const stat = readStat(pid);
-      return stat !== undefined && stat.sessionId === terminalSid && stat.state !== 'Z' && stat.startTime >= notBefore;
-    },
+    stillMember: (pid) => isMember(readStat(pid), terminalSid, notBefore),
   };
+}
+
+/** A live member of `terminalSid` (the convention of every scan: not a zombie, not older than script). */
+function isMember(stat: ProcStat | undefined, terminalSid: number, notBefore: number): stat is ProcStat {
+  return stat !== undefined && stat.sessionId === terminalSid && stat.state !== 'Z' && stat.startTime >= notBefore;
+}
+
+/**
+ * Signals the process group `pgid` of the session `terminalSid` (kill(-pgid)) only while it is one, and says whether
+ * it did: one of the members a scan `seen` in it is still a live member of the session in that group (a live member
+ * holds the group's id; an id whose group has emptied may be reused once pids wrap around, for a job of the user's
+ * that SIGCONT would resume or SIGKILL end). The leader's own group, whose id is the sid, also when no member of it
+ * is known alive (the program's children stay in it after the leader exits, and Linux does not reuse a pid that
+ * names a live session), unless that pid is now a process of another session. A group id ≤ 1 would mean "our own
+ * group" or "everyone": never sent, whatever a scan said.
+ */
+function signalSessionGroup(
+  terminalSid: number,
+  notBefore: number,
+  pgid: number,
+  signal: SweepSignal,
+  seen: readonly ScannedMember[],
+): boolean {
+  if (pgid <= 1) return false;
+  let ours = seen.some((m) => {
+    const stat = readStat(m.pid);
+    return isMember(stat, terminalSid, notBefore) && stat.pgrp === pgid;
+  });
+  if (!ours && pgid === terminalSid) {
+    const leader = readStat(pgid);
+    ours = leader === undefined || leader.sessionId === terminalSid;
+  }
+  if (ours) signalQuietly(-pgid, signal);
+  return ours;
 }
 
 /** The real signals for a sweep of `terminalSid`, whose `script` is `scriptPid`. */
@@ -192,10 +228,7 @@ export function procSweeper(terminalSid: number, notBefore: number, scriptPid: n
     turn: () => procStepTurns.next(),
     scan: probe.scan,
     signal: (pid, signal) => signalQuietly(pid, signal),
-    // A group id ≤ 1 would mean "our own group" or "everyone": never sent, whatever a scan said.
-    signalGroup: (pgid, signal) => {
-      if (pgid > 1) signalQuietly(-pgid, signal);
-    },
+    signalGroup: (pgid, signal, seen) => signalSessionGroup(terminalSid, notBefore, pgid, signal, seen),
     resumeOutsiders: () => {
       const stat = readStat(scriptPid);
       if (stat !== undefined && stat.startTime === notBefore && (stat.state === 'T' || stat.state === 't'))
@@ -211,9 +244,6 @@ export function signalQuietly(pid: number, signal: SweepSignal): void {
     if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
   }
 }
-
-/** Bytes the wrapper's report of its pid may take ("4194304\n" at most); more is not a pid. */
-const MAX_PID_REPORT_BYTES = 16;
 
 /**
  * The session leader's pid as the wrapper reports it on the argv channel before it execs the program (see

@@ -21,6 +21,10 @@ interface FakeProc {
 function fakeSession(now: () => number, procs: FakeProc[]) {
   const alive = new Map(procs.map((p) => [p.pid, { ...p }]));
   const log: string[] = [];
+  /** Each group signal with the members the sweep said it saw in that group. */
+  const witnesses: Array<{ at: number; sig: SweepSignal; pgid: number; seen: number[] }> = [];
+  /** Processes of another session: never in a scan, but a group signal to their group id reaches them. */
+  const strangers = new Map<number, FakeProc>();
   let nextPid = 1_000;
   let resumed = 0;
   const deliver = (p: FakeProc, sig: SweepSignal) => {
@@ -47,13 +51,16 @@ function fakeSession(now: () => number, procs: FakeProc[]) {
       const p = alive.get(pid);
       if (p) deliver(p, sig);
     },
-    signalGroup: (pgid, sig) => {
+    signalGroup: (pgid, sig, seen) => {
       log.push(`${now()}:${sig}:-${pgid}`);
+      witnesses.push({ at: now(), sig, pgid, seen: seen.map((m) => m.pid) });
       for (const p of [...alive.values()]) if (p.pgrp === pgid) deliver(p, sig);
+      for (const p of [...strangers.values()]) if (p.pgrp === pgid) deliver(p, sig);
+      return true;
     },
     resumeOutsiders: () => void resumed++,
   };
-  return { sweeper, log, alive, resumed: () => resumed };
+  return { sweeper, log, alive, strangers, witnesses, resumed: () => resumed };
 }
 
 const options = { graceMs: 100, pollMs: 10, boundMs: 1_000, maxFreezeScans: 5 };
@@ -133,7 +140,7 @@ describe('sweepSession', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
       const { sweeper } = fakeSession(() => scheduler.now(), [{ pid: 50, pgrp: 50, state: 'S' }]);
-      const unkillable: SessionSweeper = { ...sweeper, signal: () => undefined, signalGroup: () => undefined };
+      const unkillable: SessionSweeper = { ...sweeper, signal: () => undefined, signalGroup: () => false };
       expectObservable(sweepSession(unkillable, { ...options, boundMs: 300, knownGroups: [50], scheduler })).toBe(
         '300ms (r|)',
         {
@@ -152,6 +159,78 @@ describe('sweepSession', () => {
       });
       scheduler.flush();
       expect(log).toEqual(['0:SIGSTOP:-60', '0:SIGCONT:-60']);
+    });
+  });
+
+  it('signals a group only while the latest scan saw a member in it: a stranger job that got an emptied group id is left alone', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper, log, strangers } = fakeSession(
+        () => scheduler.now(),
+        [
+          { pid: 10, pgrp: 10, state: 'S' },
+          { pid: 11, pgrp: 11, state: 'S', diesOn: ['SIGTERM'] },
+        ],
+      );
+      // Group 11 empties at the first TERM; its id then names a job of the user's, stopped, in another session.
+      scheduler.schedule(() => strangers.set(11, { pid: 11, pgrp: 11, state: 'T' }), 5);
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [10], scheduler })).toBe('110ms (r|)', {
+        r: { termed: 2, escalated: true, survivors: [] },
+      });
+      scheduler.flush();
+      expect(log.filter((l) => l.endsWith(':-11') && !l.startsWith('0:'))).toEqual([]);
+      expect(strangers.get(11)).toEqual({ pid: 11, pgrp: 11, state: 'T' });
+      // Group 10 kept being signalled while scans saw its member, up to the KILL.
+      expect(log).toContain('100:SIGKILL:-10');
+    });
+  });
+
+  it('gives each group signal the members the latest scan saw in that group, none for a known group it did not see', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper, witnesses } = fakeSession(
+        () => scheduler.now(),
+        [
+          { pid: 10, pgrp: 10, state: 'S', diesOn: ['SIGTERM'] },
+          { pid: 12, pgrp: 11, state: 'S', diesOn: ['SIGTERM'] },
+          { pid: 13, pgrp: 11, state: 'T', diesOn: ['SIGTERM'] },
+        ],
+      );
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [7, 10], scheduler })).toBe('10ms (r|)', {
+        r: { termed: 3, escalated: false, survivors: [] },
+      });
+      scheduler.flush();
+      expect(witnesses.filter((w) => w.at === 0 && w.sig === 'SIGTERM')).toEqual([
+        { at: 0, sig: 'SIGTERM', pgid: 7, seen: [] },
+        { at: 0, sig: 'SIGTERM', pgid: 10, seen: [10] },
+        { at: 0, sig: 'SIGTERM', pgid: 11, seen: [12, 13] },
+      ]);
+      // The frozen scan that confirms "empty" at 10 ms stops only the known groups: the last scan saw no one.
+      expect(witnesses.filter((w) => w.at === 10).map((w) => `${w.sig}:-${w.pgid}`)).toEqual([
+        'SIGSTOP:-7',
+        'SIGSTOP:-10',
+        'SIGCONT:-7',
+        'SIGCONT:-10',
+      ]);
+    });
+  });
+
+  it('does not take a group whose STOP was not sent for frozen: its members are stopped one by one before the KILL', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper, log } = fakeSession(() => scheduler.now(), [{ pid: 20, pgrp: 20, state: 'S' }]);
+      // As when the members seen in it have left it: the real sweeper then sends nothing to the group.
+      const refusing: SessionSweeper = {
+        ...sweeper,
+        signalGroup: (pgid, sig, seen) => sig !== 'SIGSTOP' && sweeper.signalGroup(pgid, sig, seen),
+      };
+      expectObservable(sweepSession(refusing, { ...options, knownGroups: [20], scheduler })).toBe('110ms (r|)', {
+        r: { termed: 1, escalated: true, survivors: [] },
+      });
+      scheduler.flush();
+      const frozen = log.filter((l) => l.startsWith('100:'));
+      expect(frozen).toContain('100:SIGSTOP:20');
+      expect(frozen.indexOf('100:SIGSTOP:20')).toBeLessThan(frozen.indexOf('100:SIGKILL:-20'));
     });
   });
 
