@@ -11,7 +11,7 @@ export const ALTERNATE_NOTE =
   'a full-screen program is on the alternate screen: `screen` shows what it displays now; the lines are its drawing codes as text. Read screen: true for the screen alone.';
 
 /** The screen as pty_read returns it. */
-export function screenView(snapshot: ScreenSnapshot): ScreenView {
+function screenView(snapshot: ScreenSnapshot): ScreenView {
   return snapshot.incomplete ? { ...snapshot, note: INCOMPLETE_NOTE } : snapshot;
 }
 

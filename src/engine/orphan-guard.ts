@@ -72,7 +72,7 @@ const GUARD_PROGRAM = [
  * members then are what a guard that cannot start leaves behind.
  */
 /** The guard's $0: how it shows in `ps` and /proc/PID/cmdline. */
-export const ORPHAN_GUARD_NAME = 'local-pty-guard';
+const ORPHAN_GUARD_NAME = 'local-pty-guard';
 
 /** How the guard is started: detached (its own session, so a signal to the host's process group misses it). */
 export const guardCommand = (): { file: string; args: string[]; options: SpawnOptions } => ({

@@ -175,11 +175,6 @@ export function sessionMembers(sessionId: number, notBefore: number): ProcStat[]
   return allProcesses().filter((p) => p.sessionId === sessionId && p.state !== 'Z' && p.startTime >= notBefore);
 }
 
-export function isAlive(pid: number, startTime: number): boolean {
-  const stat = readStat(pid);
-  return stat !== undefined && stat.state !== 'Z' && stat.startTime === startTime;
-}
-
 /** The terminal device of a process (e.g. /dev/pts/3), read from its stdin. */
 export function terminalOf(pid: number): string | undefined {
   try {

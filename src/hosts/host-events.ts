@@ -12,18 +12,18 @@ export const SessionDeletedEvent = z.object({
   ]),
 });
 
-export const SessionStatusEvent = z.object({
+const SessionStatusEvent = z.object({
   type: z.literal('session.status'),
   properties: z.object({ sessionID: z.string(), status: z.object({ type: z.string() }).loose() }).loose(),
 });
 
-export const SessionIdleEvent = z.object({
+const SessionIdleEvent = z.object({
   type: z.literal('session.idle'),
   properties: z.object({ sessionID: z.string() }).loose(),
 });
 
 /** The model a turn runs with, as OpenCode writes it on a user message and takes it in a prompt. */
-export const TurnModel = z.object({ providerID: z.string().min(1), modelID: z.string().min(1) });
+const TurnModel = z.object({ providerID: z.string().min(1), modelID: z.string().min(1) });
 
 /**
  * A message written or updated. Only user messages matter here: they carry the agent and model the session's

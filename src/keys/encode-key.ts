@@ -54,7 +54,7 @@ function canonicalSpecial(name: string): string | undefined {
 }
 
 /** Every name pty_write accepts, for the error that refuses an unknown one. */
-export function keyNameHelp(): string {
+function keyNameHelp(): string {
   return [
     `keys: ${Object.keys(SPECIAL_KEYS).join(', ')}`,
     `also spelled: ${Object.entries(KEY_ALIASES)

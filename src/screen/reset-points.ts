@@ -138,7 +138,7 @@ export function keptStart(
 }
 
 /** The newest whole-screen clear or full reset. */
-export function lastClear(text: string): number | undefined {
+function lastClear(text: string): number | undefined {
   return lastMatch(SCREEN_CLEAR, text, text.length)?.index;
 }
 

@@ -114,7 +114,7 @@ function tailStart(text: string, startCol: number, { rows, cols }: TerminalSize)
  * taken only where both agree: after a line feed the model saw scroll. Undefined when the text does not scroll a
  * screen height past a first scroll, or runs into anything else (any other control or escape sequence).
  */
-export function skipPointFrom(
+function skipPointFrom(
   text: string,
   cursor: { readonly row: number; readonly col: number },
   { rows, cols }: TerminalSize,
