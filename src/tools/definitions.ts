@@ -46,7 +46,7 @@ export const ptySpawn = defineTool({
   description: [
     'Start a program in a real interactive terminal (PTY) that keeps running: a REPL, dev server, test watcher, debugger, or anything that asks questions.',
     'The program gets a real terminal on stdin/stdout/stderr (stderr is merged into the output); `command` is the program and `args` its arguments, passed exactly (no shell: to use pipes or `&&`, run command "bash" with args ["-c", "..."]).',
-    'Runs as the user, with a clean environment (HOME, USER, LOGNAME, SHELL=/bin/sh, LANG=C.UTF-8, PATH=/usr/local/bin:/usr/bin:/bin, TERM=xterm-256color), under the user\'s permission for the exact command line.',
+    "Runs as the user, with a clean environment (HOME, USER, LOGNAME, SHELL=/bin/sh, LANG=C.UTF-8, PATH=/usr/local/bin:/usr/bin:/bin, TERM=xterm-256color), under the user's permission for the exact command line.",
     'Returns the PTY id at once; with wait, first waits for what you expect (e.g. wait: {pattern: ">>> $"} for a Python prompt) and returns its output too.',
     WAIT_RULES,
     'Set notifyOnExit: true to get a pty.exit message in this session when it ends, instead of checking on it.',
@@ -64,7 +64,7 @@ export const ptyWrite = defineTool({
     'Or, instead of data, `input`: text and named keys in order, e.g. [{"key":"Esc"},{"text":":wq"},{"key":"Enter"}] or [{"key":"Down","times":3}].',
     "Key names (as tmux): Enter (sends \\r, as the Enter key does), Tab, Esc, Backspace, Delete, Insert, Home, End, PageUp, PageDown, Up, Down, Left, Right, F1-F12, Space; C- (Ctrl), M- (Alt), S- (Shift) prefixes: C-c, M-x, C-Left, S-Tab. Arrows are sent as the program's current mode expects.",
     '`resize: {rows, cols}` changes the terminal size (the program gets SIGWINCH and redraws); alone it types nothing and needs no approval.',
-    'Under the user\'s permission for the exact bytes (keys shown by name). Returns the number of bytes written.',
+    "Under the user's permission for the exact bytes (keys shown by name). Returns the number of bytes written.",
     'Type and wait in one call: give wait with the prompt or answer you expect (wait: {pattern: ">>> $"} after a Python line, {pattern: "\\(Pdb\\) $"} in pdb, {quietMs: 500} when you do not know what comes), and the result carries the output, so no pty_read is needed.',
     WAIT_RULES,
     `At most ${MAX_WRITE_BYTES} bytes per write; a program in line mode takes lines of at most ${CANONICAL_LINE_MAX_BYTES} bytes (longer ones are refused, never cut).`,
