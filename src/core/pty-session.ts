@@ -90,9 +90,12 @@ export class PtySession implements EventHandler<PtyEvent> {
   pid: number | null = null;
   /** The terminal's Unix session id: the program's own pid, which leads it (null if it ended before it was seen). */
   terminalSid: number | null = null;
-  /** Members of the terminal session left after the program exited (count 0 while it runs or once the session is empty). */
+  /**
+   * Members of the terminal session left after the program exited, or that survived a stop's sweep (then even while
+   * it runs); count 0 otherwise and once the session is empty.
+   */
   lingering: MemberList = NO_MEMBERS;
-  /** Exit code and signal of the program, known once it has exited (it may leave lingering members). */
+  /** When the PTY ended (ISO 8601), set with its final status; null until then. */
   endedAt: string | null = null;
   readonly ended: Promise<void>;
   /** The screen as a terminal shows it; its emulator is made on first need (see LazyScreen). */

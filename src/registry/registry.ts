@@ -44,7 +44,7 @@ export class Registry<E extends Entry> {
     if (this.countOf(owner) >= this.limits.maxPerOwner && !this.evictEnded(owner)) {
       throw new PtyError(
         'limit',
-        `this session already has ${this.limits.maxPerOwner} PTYs running (the limit per session). End one with pty_kill (cleanup: true removes it), then spawn again.`,
+        `this session already holds ${this.limits.maxPerOwner} PTYs (the limit per session)${this.pendingNote(owner)}. End one with pty_kill (cleanup: true removes it), then spawn again.`,
       );
     }
     // At the global limit, ended PTYs of idle sessions would otherwise lock every session out for good:
@@ -52,7 +52,7 @@ export class Registry<E extends Entry> {
     if (this.total() >= this.limits.maxSessions && !this.evictEnded(owner) && !this.evictEnded(undefined)) {
       throw new PtyError(
         'limit',
-        `${this.limits.maxSessions} PTYs are running across all sessions (the limit). End one of yours with pty_kill, or wait for one to end.`,
+        `${this.limits.maxSessions} PTYs are held across all sessions (the limit)${this.pendingNote(undefined)}. End one of yours with pty_kill, or wait for one to end.`,
       );
     }
     const id = this.freshId();
@@ -99,6 +99,13 @@ export class Registry<E extends Entry> {
 
   total(): number {
     return this.entries.size + this.reserved.size;
+  }
+
+  /** Reserved ones not yet PTYs (a permission prompt open, a start under way) also hold a place: the error says so. */
+  private pendingNote(owner: string | undefined): string {
+    let pending = 0;
+    for (const o of this.reserved.values()) if (owner === undefined || o === owner) pending++;
+    return pending === 0 ? '' : `, ${pending} of them waiting for the user's approval or starting`;
   }
 
   countOf(owner: string): number {

@@ -52,13 +52,26 @@ describe('Registry reservations', () => {
     const e1 = { owner: 'a', running: true };
     r1.commit(e1);
     registry.reserve('a').commit({ owner: 'a', running: true });
-    expect(() => registry.reserve('a')).toThrow(/already has 2 PTYs running/);
+    expect(() => registry.reserve('a')).toThrow(/already holds 2 PTYs \(the limit per session\)\. End one/);
     e1.running = false;
     const r3 = registry.reserve('a');
     expect(evicted).toEqual([r1.id]);
     expect(() => registry.get('a', r1.id)).toThrow(/no PTY/);
     r3.release();
     expect(registry.countOf('a')).toBe(1);
+  });
+
+  it('says how many of the places are held by spawns waiting for approval or starting, not that all run', () => {
+    const registry = new Registry<E>({ maxSessions: 3, maxPerOwner: 2 });
+    registry.reserve('a').commit({ owner: 'a', running: true });
+    registry.reserve('a');
+    expect(() => registry.reserve('a')).toThrow(
+      /already holds 2 PTYs \(the limit per session\), 1 of them waiting for the user's approval or starting\./,
+    );
+    registry.reserve('b');
+    expect(() => registry.reserve('c')).toThrow(
+      /3 PTYs are held across all sessions \(the limit\), 2 of them waiting for the user's approval or starting\./,
+    );
   });
 
   it("at the global limit evicts the oldest ended PTY of any session, the caller's own first", () => {
@@ -70,7 +83,7 @@ describe('Registry reservations', () => {
       r.commit(e);
       return { id: r.id, e };
     });
-    expect(() => registry.reserve('d')).toThrow(/3 PTYs are running across all sessions/);
+    expect(() => registry.reserve('d')).toThrow(/3 PTYs are held across all sessions \(the limit\)\. End one/);
     entries[2]!.e.running = false;
     entries[1]!.e.running = false;
     registry.reserve('c').commit({ owner: 'c', running: true });
