@@ -1,13 +1,10 @@
 import {
-  catchError,
   concatWith,
   defer,
   EMPTY,
   from,
   ignoreElements,
   lastValueFrom,
-  map,
-  mergeAll,
   mergeMap,
   type Observable,
   ReplaySubject,
@@ -17,35 +14,25 @@ import {
   tap,
   timeout,
 } from 'rxjs';
-import { match } from 'ts-pattern';
 import { PtyError } from '../errors.js';
 import { checkCommandBounds } from '../engine/command-bounds.js';
 import { orphanGuard } from '../engine/orphan-guard.js';
 import { Reaper } from '../engine/reaper.js';
 import { shellCommandLine } from '../engine/shell-quote.js';
-import {
-  CLOSE_TIMEOUT_MS,
-  DEFAULT_COLS,
-  DEFAULT_ROWS,
-  MAX_PENDING_NOTIFICATIONS,
-  MAX_REMEMBERED_DELETED_OWNERS,
-  MAX_SESSIONS,
-  NOTIFY_TIMEOUT_MS,
-} from '../limits.js';
-import { deliverBounded } from '../operators/deliver-bounded.js';
+import { CLOSE_TIMEOUT_MS, DEFAULT_COLS, DEFAULT_ROWS, MAX_REMEMBERED_DELETED_OWNERS } from '../limits.js';
 import { abortable, InFlight } from '../registry/inflight.js';
 import { Registry, type RegistryLimits } from '../registry/registry.js';
 import { GrepPool } from '../search/grep-pool.js';
 import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../protocol/tool-inputs.js';
 import type { KillResult, ListResult, ReadResult, SpawnResult, WriteResult } from '../protocol/tool-results.js';
 import { BoundedSet } from './bounded-set.js';
-import { describePty, exitEnvelope, exitLabel, membersView } from './envelopes.js';
-import type { CallContext, PtyNotification, HostPort } from './host-port.js';
+import { describePty, membersView } from './envelopes.js';
+import type { CallContext, HostPort } from './host-port.js';
+import { Notifications } from './notifications.js';
 import { PtySession, type StopReason } from './pty-session.js';
 import { readAfter, readsAfter } from './read-after.js';
 import { actThenWait, compileWait, refuseIgnoreCaseAlone } from './wait-call.js';
-import { compileWatch, matchNotification, watchHits$ } from './watch-rules.js';
-import type { LinearPattern } from '../patterns/linear-pattern.js';
+import { compileWatch } from './watch-rules.js';
 import { readWithScreen } from './screen-read.js';
 import { typedBytes, writeRequest } from './write-request.js';
 import { externalDirectoryRequest, killRequest, spawnRequest, typingRequest } from './permission-requests.js';
@@ -73,12 +60,9 @@ export class LocalPty {
   private readonly grep: GrepPool;
   private readonly close$ = new ReplaySubject<void>(1);
   private readonly ownerDeleted$ = new Subject<string>();
-  private readonly notifications$ = new Subject<PtyNotification>();
-  /** One stream of pty.match notifications per watched PTY; each completes when its PTY ends. */
-  private readonly watches$ = new Subject<Observable<PtyNotification>>();
+  private readonly notifications: Notifications;
   private readonly deletedOwners = new BoundedSet<string>(MAX_REMEMBERED_DELETED_OWNERS);
   private readonly subscriptions = new Subscription();
-  private pendingNotifications = 0;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: LocalPtyOptions) {
@@ -87,32 +71,10 @@ export class LocalPty {
     );
     this.grep = options.grepPool ?? new GrepPool();
     const { host } = options;
-    this.subscriptions.add(
-      this.notifications$
-        .pipe(
-          deliverBounded((n, signal) => host.notify(n, signal), {
-            timeoutMs: NOTIFY_TIMEOUT_MS,
-            concurrency: MAX_SESSIONS,
-          }),
-          takeUntil(this.close$),
-        )
-        .subscribe((outcome) => {
-          this.pendingNotifications--;
-          match(outcome)
-            .with({ kind: 'delivered' }, () => undefined)
-            .with({ kind: 'failed' }, ({ item, error }) =>
-              host.log.warn(`${notificationKind(item)} notification not delivered`, {
-                owner: item.owner,
-                label: item.label,
-                error: String(error),
-              }),
-            )
-            .exhaustive();
-        }),
-    );
-    // At most one live inner per PTY, and the registry holds at most MAX_SESSIONS PTYs.
-    this.subscriptions.add(
-      this.watches$.pipe(mergeAll(MAX_SESSIONS), takeUntil(this.close$)).subscribe((n) => this.enqueue(n)),
+    this.notifications = new Notifications(
+      host,
+      (owner) => this.closing !== undefined || this.deletedOwners.has(owner),
+      this.close$,
     );
     this.subscriptions.add(
       host.sessionDeleted$.pipe(takeUntil(this.close$)).subscribe({
@@ -176,7 +138,7 @@ export class LocalPty {
         );
         reservation.commit(session);
         // Both listen before the process starts: its first output is theirs too.
-        if (watch.length > 0) this.watches$.next(this.watchNotifications$(session, watch));
+        this.notifications.watch(session, watch);
         const { waited } = await actThenWait(
           session,
           wait,
@@ -347,7 +309,7 @@ export class LocalPty {
       ptys: this.registry.total(),
       inflight: this.inflight.size,
       terminating: this.reaper.size,
-      pendingNotifications: this.pendingNotifications,
+      pendingNotifications: this.notifications.pending,
     };
   }
 
@@ -374,47 +336,13 @@ export class LocalPty {
     // A guard kept for the next PTY has none to wait for now (another instance's PTYs keep theirs guarded).
     orphanGuard.stopIfIdle();
     this.subscriptions.unsubscribe();
-    this.notifications$.complete();
-    this.watches$.complete();
+    this.notifications.close();
     this.ownerDeleted$.complete();
   }
 
-  /**
-   * A PTY's watch rules as pty.match notifications. Rules that fail end that PTY's watch alone, logged: through the
-   * shared merge, one error would end every PTY's watches for the rest of the plugin's life, and rethrow in the host.
-   */
-  private watchNotifications$(session: PtySession, watch: readonly LinearPattern[]): Observable<PtyNotification> {
-    return watchHits$(session, watch).pipe(
-      map((hit) => matchNotification(session, hit)),
-      catchError((err: unknown) => {
-        this.options.host.log.warn('watch rules of a PTY failed; its watch ended', {
-          id: session.info.id,
-          error: String(err),
-        });
-        return EMPTY;
-      }),
-    );
-  }
-
   private onExit(session: PtySession): void {
-    const owner = session.info.owner;
-    if (!session.info.notifyOnExit || this.closing || this.deletedOwners.has(owner)) return;
-    const envelope = exitEnvelope(session);
-    this.enqueue({ owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
-  }
-
-  /** Every notification (pty.exit, pty.match) goes through here: none once closing or the owner is deleted, bounded in number. */
-  private enqueue(notification: PtyNotification): void {
-    if (this.closing || this.deletedOwners.has(notification.owner)) return;
-    if (this.pendingNotifications >= MAX_PENDING_NOTIFICATIONS) {
-      this.options.host.log.warn(`${notificationKind(notification)} notification dropped: too many pending`, {
-        id: notification.envelope.id,
-        limit: MAX_PENDING_NOTIFICATIONS,
-      });
-      return;
-    }
-    this.pendingNotifications++;
-    this.notifications$.next(notification);
+    if (this.closing || this.deletedOwners.has(session.info.owner)) return;
+    this.notifications.exited(session);
   }
 
   private gate(owner: string): void {
@@ -434,12 +362,6 @@ export class LocalPty {
     return session;
   }
 }
-
-const notificationKind = (n: PtyNotification): string =>
-  match(n.envelope)
-    .with({ type: 'pty.exit' }, () => 'exit')
-    .with({ type: 'pty.match' }, () => 'match')
-    .exhaustive();
 
 /** One signal that aborts when either does (the tool call's own, or our owner/close abort). */
 function anySignal(ours: AbortSignal, theirs: AbortSignal | undefined): AbortSignal {
