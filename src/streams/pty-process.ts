@@ -34,14 +34,9 @@ import { Utf8Chunks } from './utf8-chunks.js';
 import { exitEvent, flushedOutputEvent, membersEvent, type PtyEvent } from './pty-events.js';
 import { type ForkTurns, inForkTurn } from './fork-turns.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
-import {
-  lingeringMembers$,
-  procMemberProbe,
-  signalQuietly,
-  type MemberProbe,
-  trustedScanInSlices,
-} from './session-members.js';
+import { lingeringMembers$, procMemberProbe, type MemberProbe, trustedScanInSlices } from './session-members.js';
 import { sessionLeader$ } from './session-leader.js';
+import { signalQuietly } from './session-signals.js';
 import { spawnFailed } from './spawn-failed.js';
 
 export interface PtySpec {

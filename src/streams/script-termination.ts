@@ -13,7 +13,10 @@ import {
 import { killAndReap } from '../operators/kill-and-reap.js';
 import { scriptBackstop } from '../operators/script-backstop.js';
 import { sweepSession } from '../operators/sweep-session.js';
-import { procLeaderProbe, procMemberProbe, procSweeper, signalQuietly } from './session-members.js';
+import { procLeaderProbe } from './session-leader.js';
+import { procMemberProbe } from './session-members.js';
+import { signalQuietly } from './session-signals.js';
+import { procSweeper } from './session-sweeper.js';
 import { describeMembers, NO_MEMBERS, type TerminationReport } from './session-report.js';
 
 export interface ScriptTerminationDeps {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readStat, readWaitChannel } from '../../src/engine/procfs.js';
-import { signalQuietly } from '../../src/streams/session-members.js';
+import { signalQuietly } from '../../src/streams/session-signals.js';
 import { missedLeaderDeath, scriptExitCode, unreapedLeaderStatus } from '../../src/engine/script-missed-death.js';
 import { waitFor } from '../../src/testkit/waits.js';
 

@@ -1,6 +1,7 @@
 import type { ProcStat } from '../../src/engine/procfs.js';
 import type { ScannedMember, SweepSignal } from '../../src/operators/sweep-session.js';
-import { procMemberProbe, procSweeper } from '../../src/streams/session-members.js';
+import { procMemberProbe } from '../../src/streams/session-members.js';
+import { procSweeper } from '../../src/streams/session-sweeper.js';
 
 /** The processes /proc shows in these tests: readStat and the session scanner read this table, kill acts on it. */
 const table = new Map<number, ProcStat>();

@@ -1,41 +1,5 @@
-import { PassThrough } from 'node:stream';
-import {
-  leaderLookup$,
-  lingeringMembers$,
-  type MemberProbe,
-  reportedLeader$,
-} from '../../src/streams/session-members.js';
+import { lingeringMembers$, type MemberProbe } from '../../src/streams/session-members.js';
 import { testScheduler } from '../support/marbles.js';
-
-describe('leaderLookup$', () => {
-  it('emits the session id once found, probing near pids between full scans', () => {
-    const scheduler = testScheduler();
-    scheduler.run(({ expectObservable }) => {
-      const calls: string[] = [];
-      const probe = {
-        find: (nearOnly: boolean) => {
-          calls.push(`${scheduler.now()}:${nearOnly ? 'near' : 'full'}`);
-          return scheduler.now() >= 6 ? 77 : null;
-        },
-      };
-      expectObservable(leaderLookup$(probe, { pollMs: 2, fullScanMs: 4, deadlineMs: 100, scheduler })).toBe(
-        '6ms (s|)',
-        { s: 77 },
-      );
-      scheduler.flush();
-      expect(calls).toEqual(['0:near', '2:near', '4:full', '6:near']);
-    });
-  });
-
-  it('gives up with null at the deadline', () => {
-    const scheduler = testScheduler();
-    scheduler.run(({ expectObservable }) => {
-      expectObservable(
-        leaderLookup$({ find: () => null }, { pollMs: 5, fullScanMs: 50, deadlineMs: 20, scheduler }),
-      ).toBe('20ms (n|)', { n: null });
-    });
-  });
-});
 
 describe('lingeringMembers$', () => {
   /** Members leave at given virtual times; a full scan also finds `late` ones (made by a lingering member). */
@@ -104,36 +68,5 @@ describe('lingeringMembers$', () => {
       scheduler.flush();
       expect(counts.still).toBe(2);
     });
-  });
-});
-
-describe('reportedLeader$', () => {
-  const SCRIPT_PID = 500;
-  /** Feeds the channel the given chunks and ends it; resolves with what the report stream gave. */
-  async function reported(chunks: readonly string[]): Promise<number[]> {
-    const channel = new PassThrough();
-    const seen: number[] = [];
-    const done = new Promise<void>((resolve) =>
-      reportedLeader$(channel, SCRIPT_PID).subscribe({ next: (pid) => seen.push(pid), complete: resolve }),
-    );
-    for (const chunk of chunks) channel.write(chunk);
-    channel.end();
-    await done;
-    return seen;
-  }
-
-  it('gives the pid the wrapper wrote, even split across reads', async () => {
-    expect(await reported(['4242\n'])).toEqual([4242]);
-    expect(await reported(['42', '42', '\n'])).toEqual([4242]);
-  });
-
-  it('gives nothing for what is not a pid of another process: text, 0, 1, script’s own pid, an endless line', async () => {
-    for (const chunks of [['x1\n'], ['0\n'], ['1\n'], [`${SCRIPT_PID}\n`], ['1'.repeat(40)], ['12.5\n'], ['']]) {
-      expect({ chunks, pids: await reported(chunks) }).toEqual({ chunks, pids: [] });
-    }
-  });
-
-  it('completes without a value when the channel ends before a whole line', async () => {
-    expect(await reported(['42'])).toEqual([]);
   });
 });
