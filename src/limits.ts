@@ -187,6 +187,12 @@ export const ORPHAN_GUARD_LINGER_MS = 30_000;
 export const ORPHAN_GUARD_RESTART_AFTER_MS = 1_000;
 /** How long after spawn we look for script's child (the PTY session leader). */
 export const SESSION_LEADER_LOOKUP_MS = 3_000;
+/**
+ * Output a stream holds back until `started` (its leader not seen yet: /proc is polled every 2 ms where no report
+ * comes). Past it the PTY starts at once and learns its leader later: a flood while the lookup runs (up to
+ * SESSION_LEADER_LOOKUP_MS) is never held whole in memory. About one buffer bound.
+ */
+export const MAX_OUTPUT_BEFORE_START_BYTES = 1_048_576;
 export const SESSION_LEADER_POLL_MS = 2;
 /**
  * With an argv channel, how long the wrapper's pid report is awaited before /proc is polled for the leader too (at

@@ -88,8 +88,13 @@ export class PtySession implements EventHandler<PtyEvent> {
   signalInferred = false;
   /** `script`'s pid: the terminal that holds the program. */
   pid: number | null = null;
-  /** The terminal's Unix session id: the program's own pid, which leads it (null if it ended before it was seen). */
-  terminalSid: number | null = null;
+  /**
+   * The terminal's Unix session id: the program's own pid, which leads it (null until it is seen, or if it ended
+   * before it was: a PTY whose output came first may start before its leader is known).
+   */
+  get terminalSid(): number | null {
+    return this.handle?.terminalSid ?? null;
+  }
   /**
    * Members of the terminal session left after the program exited, or that survived a stop's sweep (then even while
    * it runs); count 0 otherwise and once the session is empty.
@@ -276,7 +281,6 @@ export class PtySession implements EventHandler<PtyEvent> {
       .with({ kind: 'started' }, ({ handle }) => {
         this.handle = handle;
         this.pid = handle.pid;
-        this.terminalSid = handle.terminalSid;
         this.status = 'running';
         this.startWaiters?.resolve();
       })

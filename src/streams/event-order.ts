@@ -1,4 +1,5 @@
 import type { Subscriber } from 'rxjs';
+import { MAX_OUTPUT_BEFORE_START_BYTES } from '../limits.js';
 import type { ChildEvent } from './child-process-events.js';
 import { type PtyEvent, startedEvent, stdoutEvent } from './pty-events.js';
 import type { PtyHandle } from './pty-process.js';
@@ -11,8 +12,17 @@ import type { Utf8Chunks } from './utf8-chunks.js';
 export class StartFirst {
   private begun = false;
   private readonly early: PtyEvent[] = [];
+  private heldBytes = 0;
 
-  constructor(private readonly subscriber: Subscriber<PtyEvent>) {}
+  /**
+   * `overflow` is called once the output held exceeds `maxHeldBytes`: it must start (see start), so that what waits
+   * for the leader's lookup stays bounded.
+   */
+  constructor(
+    private readonly subscriber: Subscriber<PtyEvent>,
+    private readonly overflow: () => void = () => undefined,
+    private readonly maxHeldBytes: number = MAX_OUTPUT_BEFORE_START_BYTES,
+  ) {}
 
   /** Whether `started` has gone out. */
   get started(): boolean {
@@ -20,13 +30,20 @@ export class StartFirst {
   }
 
   emit(event: PtyEvent): void {
-    if (this.begun) this.subscriber.next(event);
-    else this.early.push(event);
+    if (this.begun) {
+      this.subscriber.next(event);
+      return;
+    }
+    this.early.push(event);
+    if (event.kind !== 'output') return;
+    this.heldBytes += event.bytes;
+    if (this.heldBytes > this.maxHeldBytes) this.overflow();
   }
 
   start(handle: PtyHandle): void {
     if (this.begun) return;
     this.begun = true;
+    this.heldBytes = 0;
     this.subscriber.next(startedEvent(handle));
     for (const event of this.early.splice(0)) this.subscriber.next(event);
   }

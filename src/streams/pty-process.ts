@@ -179,7 +179,8 @@ function scriptProcess$(
     let terminalSid: number | null = null;
     let closed = false;
     let complete = false;
-    const order = new StartFirst(subscriber);
+    // Held output past its bound starts the PTY before its leader is seen; the lookup goes on and fills the sid in.
+    const order = new StartFirst(subscriber, () => markStarted());
     const markStarted = () => order.start(handle);
     /** The program's wait status, read from /proc when script is killed beside its unreaped, dead child. */
     let unreapedStatus: number | undefined;

@@ -1,4 +1,5 @@
 import { Subscriber } from 'rxjs';
+import { MAX_OUTPUT_BEFORE_START_BYTES } from '../../src/limits.js';
 import type { ChildEvent } from '../../src/streams/child-process-events.js';
 import { type NotOutput, OutputFirst, StartFirst } from '../../src/streams/event-order.js';
 import type { PtyEvent } from '../../src/streams/pty-events.js';
@@ -49,6 +50,44 @@ describe('StartFirst', () => {
     order.start(handle);
     order.start(handle);
     expect(events.map(describeEvent)).toEqual(['started']);
+  });
+});
+
+describe('StartFirst, bounded', () => {
+  it('past the bound of held output it starts without waiting for the leader, and holds nothing more', () => {
+    const { events, subscriber } = collecting();
+    let overflows = 0;
+    const order: StartFirst = new StartFirst(
+      subscriber,
+      () => {
+        overflows++;
+        order.start(handle);
+      },
+      10,
+    );
+    const output = new OutputFirst(order, new Utf8Chunks(), () => undefined);
+    output.next({ kind: 'stdout', chunk: Buffer.from('012345') });
+    output.next({ kind: 'stdout', chunk: Buffer.from('6789') });
+    expect(events).toEqual([]);
+    output.next({ kind: 'stdout', chunk: Buffer.from('x') });
+    expect(overflows).toBe(1);
+    expect(events.map(describeEvent)).toEqual(['started', 'output:012345', 'output:6789', 'output:x']);
+    // The lookup's answer comes later: the start it asks for has happened.
+    order.start(handle);
+    output.next({ kind: 'stdout', chunk: Buffer.from('y'.repeat(20)) });
+    expect(overflows).toBe(1);
+    expect(events.map(describeEvent).slice(4)).toEqual([`output:${'y'.repeat(20)}`]);
+  });
+
+  it('by default holds up to MAX_OUTPUT_BEFORE_START_BYTES and starts only past it', () => {
+    const { subscriber } = collecting();
+    let overflows = 0;
+    const order = new StartFirst(subscriber, () => overflows++);
+    const output = new OutputFirst(order, new Utf8Chunks(), () => undefined);
+    output.next({ kind: 'stdout', chunk: Buffer.alloc(MAX_OUTPUT_BEFORE_START_BYTES, 0x61) });
+    expect(overflows).toBe(0);
+    output.next({ kind: 'stdout', chunk: Buffer.from('a') });
+    expect(overflows).toBe(1);
   });
 });
 
