@@ -153,6 +153,11 @@ export const EXIT_AFTER_TERMINATION_MARGIN_MS = 1_000;
  * running and none new (usually 2-3 scans). Past this many the round KILLs what it has and the next tick goes on.
  */
 export const MAX_FREEZE_SCANS = 20;
+/**
+ * Process groups a sweep or a lingering PTY's probe remembers beyond the known ones (the leader's): every group a
+ * scan saw a member in, the longest unseen forgotten first. A worm's group must be remembered after its pids are gone.
+ */
+export const MAX_REMEMBERED_GROUPS = 256;
 /** Members of a PTY's session listed by pid and command (lingering members, survivors); the count is always exact. */
 export const MAX_LISTED_MEMBERS = 10;
 /** Characters of a member's command line shown in such a list. */

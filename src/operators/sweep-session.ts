@@ -1,3 +1,4 @@
+import { SeenGroups } from './seen-groups.js';
 import {
   concatMap,
   defer,
@@ -42,9 +43,8 @@ export interface SessionSweeper {
   signal(pid: number, signal: SweepSignal): void;
   /**
    * Signals a whole process group (kill(-pgid)): atomic with respect to fork, which a per-pid signal is not. `seen`
-   * are the members the latest scan saw in it (none for a known group no scan saw a member of). The real one sends
-   * only while one of them is still a member of the session in that group: a live member holds the group's id, and
-   * an id whose group has emptied may name a stranger's job once pids wrap around. Returns whether it was sent.
+   * are the members the group's latest sighting saw in it (none for a known group no scan saw a member of). The real
+   * one refuses a group whose id is now another session's process (signalSessionGroup). Returns whether it sent.
    */
   signalGroup(pgid: number, signal: SweepSignal, seen: readonly ScannedMember[]): boolean;
   /**
@@ -90,9 +90,9 @@ const isStopped = (state: string) => state === 'T' || state === 't';
  * repeat each tick until a scan finds the session empty. A signal sent to a group is pending for every member at
  * once and aborts a fork in progress, so a fork-and-exit worm (a new pid every millisecond, each younger than
  * one scan) is stopped whole and cannot slip a child past the KILL. `setsid` leaves the session and is the one
- * escape. A group is only signalled while the latest scan saw a member of the session in it (or it is a known
- * group), and only if that member is still in it (SessionSweeper.signalGroup): a group id is a pid, and a group
- * that emptied since may be a stranger's job that CONT would resume or KILL would end.
+ * escape. Every group a scan of the sweep saw a member in is signalled, as are the known ones (SeenGroups), unless
+ * the sweeper refuses one (SessionSweeper.signalGroup): a group id is a pid, and a group that emptied may have left
+ * its id to a stranger's job that CONT would resume or KILL would end.
  * Emits one report and completes, within `boundMs`.
  *
  * @example
@@ -111,23 +111,19 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
   const step = <T>(work: () => T): Observable<T> =>
     turn === undefined ? defer(() => of(work())) : defer(() => from(turn())).pipe(map(work));
   return defer(() => {
-    // The groups to signal: the known ones and those the latest scan saw a member in (not every group ever seen).
-    let groups = groupsSeen(options.knownGroups, []);
+    // The known groups and every group a scan of this sweep saw a member in (see SeenGroups).
+    const groups = new SeenGroups(options.knownGroups);
     const scan = () => {
       const members = sweeper.scan();
-      groups = groupsSeen(options.knownGroups, members);
+      groups.note(members);
       return members;
     };
-    /** Signals the groups of the latest scan; returns the ones sent. */
-    const signalGroups = (signal: SweepSignal): Set<number> => {
-      const sent = new Set<number>();
-      for (const [pgrp, seen] of groups) if (sweeper.signalGroup(pgrp, signal, seen)) sent.add(pgrp);
-      return sent;
-    };
+    /** Signals the groups; returns the ones sent. */
+    const signalGroups = (signal: SweepSignal): Set<number> =>
+      groups.signal((pgrp, seen) => sweeper.signalGroup(pgrp, signal, seen));
     /**
      * A scan can miss a process that forks and exits faster than /proc is read. Only a scan made while the groups
-     * are stopped is trusted to say "empty"; the groups it saw are then continued (the members of a group stopped
-     * cannot leave it, so a group it did not see has emptied).
+     * are stopped is trusted to say "empty"; the groups are then continued.
      */
     const frozenScan = () => {
       signalGroups('SIGSTOP');
@@ -230,21 +226,4 @@ function freezeAndKill(
   // Settled, or out of scans: KILL what this round holds; the next tick's frozen scan finds anything it missed.
   signalGroups('SIGKILL');
   for (const m of members) sweeper.signal(m.pid, 'SIGKILL');
-}
-
-/**
- * The groups to signal after a scan: each known one, and each group the scan saw a member in, with the members it
- * saw there (what SessionSweeper.signalGroup checks are still in it).
- */
-export function groupsSeen(
-  known: readonly number[],
-  members: readonly ScannedMember[],
-): ReadonlyMap<number, readonly ScannedMember[]> {
-  const groups = new Map<number, ScannedMember[]>(known.map((pgrp) => [pgrp, []]));
-  for (const m of members) {
-    const seen = groups.get(m.pgrp);
-    if (seen === undefined) groups.set(m.pgrp, [m]);
-    else seen.push(m);
-  }
-  return groups;
 }

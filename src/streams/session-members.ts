@@ -11,7 +11,8 @@ import {
   timer,
 } from 'rxjs';
 import { readStat } from '../engine/procfs.js';
-import { groupsSeen, type ScannedMember } from '../operators/sweep-session.js';
+import { SeenGroups } from '../operators/seen-groups.js';
+import type { ScannedMember } from '../operators/sweep-session.js';
 import { sessionScanner } from './session-scanner.js';
 import { isMember, signalSessionGroup } from './session-signals.js';
 import { procStepTurns } from './step-turns.js';
@@ -99,16 +100,18 @@ function samePids(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((pid, i) => pid === b[i]);
 }
 
+const isStopped = (state: string) => state === 'T' || state === 't';
+
 /**
  * Members of `terminalSid` that started no earlier than `notBefore` (script's start: a pid-reuse guard). Remembers
- * the process groups of its latest scan (and the leader's, whose id is the sid) for its frozen scans: a lingering
- * PTY may live for hours, and a group that emptied meanwhile may be one of the user's jobs by then.
+ * the process groups its scans saw (and the leader's, whose id is the sid) for its frozen scans (SeenGroups); a group
+ * whose id became another session's process since is left alone (signalSessionGroup).
  */
 export function procMemberProbe(terminalSid: number, notBefore: number): MemberProbe {
-  let groups = groupsSeen([terminalSid], []);
+  const groups = new SeenGroups([terminalSid]);
   const scanner = sessionScanner(terminalSid, notBefore);
   const noteGroups = (members: readonly ScannedMember[]): readonly ScannedMember[] => {
-    groups = groupsSeen([terminalSid], members);
+    groups.note(members);
     return members;
   };
   const scan = (): readonly ScannedMember[] => noteGroups(scanner.scan());
@@ -118,16 +121,18 @@ export function procMemberProbe(terminalSid: number, notBefore: number): MemberP
     keepListed: scanner.keepListed,
     warm: scanner.warm,
     frozenScan: () => {
-      const stopped = new Set<number>();
-      for (const [pgrp, seen] of groups)
-        if (signalSessionGroup(terminalSid, notBefore, pgrp, 'SIGSTOP', seen)) stopped.add(pgrp);
+      // A group whose members were all stopped when last seen was stopped by the PTY's own job control (Ctrl-Z in
+      // its shell): stopped again here, it is not continued after.
+      const stoppedBefore = new Set<number>();
+      for (const [pgrp, seen] of groups.entries)
+        if (seen.length > 0 && seen.every((m) => isStopped(m.state))) stoppedBefore.add(pgrp);
+      const stopped = groups.signal((pgrp, seen) => signalSessionGroup(terminalSid, notBefore, pgrp, 'SIGSTOP', seen));
       try {
         return scan();
       } finally {
-        // Only what was stopped is continued, while a member is still in it (this scan's, if it finished): the
-        // members of a stopped group cannot leave it, so a group this scan did not see has emptied.
-        for (const [pgrp, seen] of groups)
-          if (stopped.has(pgrp)) signalSessionGroup(terminalSid, notBefore, pgrp, 'SIGCONT', seen);
+        for (const [pgrp, seen] of groups.entries)
+          if (stopped.has(pgrp) && !stoppedBefore.has(pgrp))
+            signalSessionGroup(terminalSid, notBefore, pgrp, 'SIGCONT', seen);
       }
     },
     stillMember: (pid) => isMember(readStat(pid), terminalSid, notBefore),

@@ -7,13 +7,14 @@ export function isMember(stat: ProcStat | undefined, terminalSid: number, notBef
 }
 
 /**
- * Signals the process group `pgid` of the session `terminalSid` (kill(-pgid)) only while it is one, and says whether
- * it did: one of the members a scan `seen` in it is still a live member of the session in that group (a live member
- * holds the group's id; an id whose group has emptied may be reused once pids wrap around, for a job of the user's
- * that SIGCONT would resume or SIGKILL end). The leader's own group, whose id is the sid, also when no member of it
- * is known alive (the program's children stay in it after the leader exits, and Linux does not reuse a pid that
- * names a live session), unless that pid is now a process of another session. A group id ≤ 1 would mean "our own
- * group" or "everyone": never sent, whatever a scan said.
+ * Signals the process group `pgid` of the session `terminalSid` (kill(-pgid)) unless its id may name another
+ * session's group now, and says whether it did. A group's id is its leader's pid, and Linux does not hand that pid out
+ * again while the group has a member: so while a member `seen` in it is still a live member of the session there, or
+ * the pid is a process of this session, the group is ours; while no process has the pid, the group is ours or empty
+ * (a fork-and-exit worm's group outlives every pid a scan saw in it, and its leader). Only a pid that is now a process
+ * of another session is refused: the group emptied, and its id went to a job of the user's, which SIGCONT would
+ * resume and SIGKILL end. (Left open: that stranger's leader exiting while its job lives on, all within one PTY's
+ * life.) A group id ≤ 1 would mean "our own group" or "everyone": never sent, whatever a scan said.
  */
 export function signalSessionGroup(
   terminalSid: number,
@@ -23,16 +24,19 @@ export function signalSessionGroup(
   seen: readonly ScannedMember[],
 ): boolean {
   if (pgid <= 1) return false;
-  let ours = seen.some((m) => {
-    const stat = readStat(m.pid);
-    return isMember(stat, terminalSid, notBefore) && stat.pgrp === pgid;
-  });
-  if (!ours && pgid === terminalSid) {
-    const leader = readStat(pgid);
-    ours = leader === undefined || leader.sessionId === terminalSid;
-  }
+  const ours =
+    seen.some((m) => {
+      const stat = readStat(m.pid);
+      return isMember(stat, terminalSid, notBefore) && stat.pgrp === pgid;
+    }) || leaderIsOurs(pgid, terminalSid);
   if (ours) signalQuietly(-pgid, signal);
   return ours;
+}
+
+/** No process has the group's id, or it is one of this session's. */
+function leaderIsOurs(pgid: number, terminalSid: number): boolean {
+  const leader = readStat(pgid);
+  return leader === undefined || leader.sessionId === terminalSid;
 }
 
 export function signalQuietly(pid: number, signal: SweepSignal): void {

@@ -52,6 +52,8 @@ function fakeSession(now: () => number, procs: FakeProc[]) {
       if (p) deliver(p, sig);
     },
     signalGroup: (pgid, sig, seen) => {
+      // As the real one (signalSessionGroup): a group id that is now another session's process is refused.
+      if (strangers.has(pgid) && !alive.has(pgid)) return false;
       log.push(`${now()}:${sig}:-${pgid}`);
       witnesses.push({ at: now(), sig, pgid, seen: seen.map((m) => m.pid) });
       for (const p of [...alive.values()]) if (p.pgrp === pgid) deliver(p, sig);
@@ -162,7 +164,7 @@ describe('sweepSession', () => {
     });
   });
 
-  it('signals a group only while the latest scan saw a member in it: a stranger job that got an emptied group id is left alone', () => {
+  it('never signals a remembered group whose id is now a stranger’s process: the sweeper refuses it, the sweep forgets it', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
       const { sweeper, log, strangers } = fakeSession(
@@ -180,12 +182,33 @@ describe('sweepSession', () => {
       scheduler.flush();
       expect(log.filter((l) => l.endsWith(':-11') && !l.startsWith('0:'))).toEqual([]);
       expect(strangers.get(11)).toEqual({ pid: 11, pgrp: 11, state: 'T' });
-      // Group 10 kept being signalled while scans saw its member, up to the KILL.
+      // Group 10 kept being signalled, up to the KILL.
       expect(log).toContain('100:SIGKILL:-10');
     });
   });
 
-  it('gives each group signal the members the latest scan saw in that group, none for a known group it did not see', () => {
+  it('keeps signalling a group seen once after every pid seen in it is gone: a fork-and-exit worm in a group of its own', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      // Stopped when first scanned (so seen), then continued by the sweep's CONT: a running worm no scan sees again.
+      const { sweeper, log, alive } = fakeSession(
+        () => scheduler.now(),
+        [
+          { pid: 10, pgrp: 10, state: 'S', diesOn: ['SIGTERM'] },
+          { pid: 30, pgrp: 30, state: 'T', worm: true },
+        ],
+      );
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [10], scheduler })).toBe('110ms (r|)', {
+        r: { termed: 11, escalated: true, survivors: [] },
+      });
+      scheduler.flush();
+      expect(log).toContain('100:SIGSTOP:-30');
+      expect(log).toContain('100:SIGKILL:-30');
+      expect([...alive.values()]).toEqual([]);
+    });
+  });
+
+  it('gives each group signal the members its latest sighting saw there, none for a known group no scan saw', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
       const { sweeper, witnesses } = fakeSession(
@@ -205,12 +228,11 @@ describe('sweepSession', () => {
         { at: 0, sig: 'SIGTERM', pgid: 10, seen: [10] },
         { at: 0, sig: 'SIGTERM', pgid: 11, seen: [12, 13] },
       ]);
-      // The frozen scan that confirms "empty" at 10 ms stops only the known groups: the last scan saw no one.
-      expect(witnesses.filter((w) => w.at === 10).map((w) => `${w.sig}:-${w.pgid}`)).toEqual([
-        'SIGSTOP:-7',
-        'SIGSTOP:-10',
-        'SIGCONT:-7',
-        'SIGCONT:-10',
+      // The frozen scan that confirms "empty" at 10 ms stops every group the sweep has seen, with what it saw there.
+      expect(witnesses.filter((w) => w.at === 10 && w.sig === 'SIGSTOP')).toEqual([
+        { at: 10, sig: 'SIGSTOP', pgid: 7, seen: [] },
+        { at: 10, sig: 'SIGSTOP', pgid: 10, seen: [10] },
+        { at: 10, sig: 'SIGSTOP', pgid: 11, seen: [12, 13] },
       ]);
     });
   });
@@ -219,7 +241,7 @@ describe('sweepSession', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
       const { sweeper, log } = fakeSession(() => scheduler.now(), [{ pid: 20, pgrp: 20, state: 'S' }]);
-      // As when the members seen in it have left it: the real sweeper then sends nothing to the group.
+      // As when its id has become a stranger's process: the real sweeper then sends nothing to the group.
       const refusing: SessionSweeper = {
         ...sweeper,
         signalGroup: (pgid, sig, seen) => sig !== 'SIGSTOP' && sweeper.signalGroup(pgid, sig, seen),

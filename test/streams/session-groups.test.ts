@@ -50,7 +50,7 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 describe('procMemberProbe frozenScan', () => {
-  it('stops and continues only the leader’s group and those of its latest scan: an emptied group’s id, now a stranger’s stopped job, is left alone', () => {
+  it('leaves alone a remembered group whose id is now a stranger’s: an emptied group’s id, now a stopped job of the user’s', () => {
     table.set(SID, proc(SID, SID));
     table.set(200, proc(200, 200));
     const probe = procMemberProbe(SID, SCRIPT_START);
@@ -64,16 +64,30 @@ describe('procMemberProbe frozenScan', () => {
     expect(table.get(200)?.state).toBe('T');
   });
 
-  it('does not signal a group an earlier scan saw and the latest did not', () => {
+  it('still stops a group an earlier scan saw after the pids seen in it are gone, and finds what it holds', () => {
     table.set(SID, proc(SID, SID));
     table.set(201, proc(201, 200));
     const probe = procMemberProbe(SID, SCRIPT_START);
     expect(probe.scan().map((m) => m.pid)).toEqual([SID, 201]);
+    // The leader has exited; 201 forked 202 and exited, and the plain scan misses 202 (a worm on the move).
     table.delete(SID);
-    hidden.add(201);
+    table.delete(201);
+    table.set(202, proc(202, 200));
+    hidden.add(202);
     expect(probe.scan()).toEqual([]);
+    hidden.delete(202);
+    expect(probe.frozenScan().map((m) => m.pid)).toEqual([202]);
+    expect(kills).toEqual([`SIGSTOP:-${SID}`, 'SIGSTOP:-200', `SIGCONT:-${SID}`, 'SIGCONT:-200']);
+  });
+
+  it('does not continue a group its own job control had stopped (every member stopped when last seen)', () => {
+    table.set(SID, proc(SID, SID));
+    table.set(400, proc(400, 400, SID, 'T'));
+    const probe = procMemberProbe(SID, SCRIPT_START);
+    expect(probe.scan().map((m) => m.pid)).toEqual([SID, 400]);
     probe.frozenScan();
-    expect(kills).toEqual([`SIGSTOP:-${SID}`, `SIGCONT:-${SID}`]);
+    expect(kills).toEqual([`SIGSTOP:-${SID}`, 'SIGSTOP:-400', `SIGCONT:-${SID}`]);
+    expect(table.get(400)?.state).toBe('T');
   });
 
   it('continues only the groups it stopped, not a group of the session it found already stopped by its own job control', () => {
@@ -100,16 +114,22 @@ describe('procSweeper signalGroup', () => {
     expect(kills).toEqual(['SIGTERM:-200']);
   });
 
-  it('sends nothing when every member seen has left the group, the session, or is another process now', () => {
+  it('with no member seen still there, sends only while no process has the group’s id or it is one of the session’s', () => {
     table.set(201, proc(201, 300)); // moved to another group
     table.set(202, proc(202, 200, 555)); // the pid reused in another session, in a group of that id
     table.set(203, proc(203, 200, SID, 'Z')); // a zombie
     table.set(204, proc(204, 200, SID, 'S', 10)); // older than script: a reused pid
-    expect(send(200, [member(201, 200), member(202, 200), member(203, 200), member(204, 200), member(205, 200)])).toBe(
-      false,
-    );
-    expect(send(200, [])).toBe(false);
-    expect(kills).toEqual([]);
+    const gone = [member(201, 200), member(202, 200), member(203, 200), member(204, 200), member(205, 200)];
+    // No process 200: the group is ours or empty (its leader gone, a worm may live on in it).
+    expect(send(200, gone)).toBe(true);
+    expect(send(200, [])).toBe(true);
+    // Process 200 is another session's now: the id went to a stranger.
+    table.set(200, proc(200, 200, 555, 'T', 90));
+    expect(send(200, gone)).toBe(false);
+    // Process 200 is this session's: the group is ours.
+    table.set(200, proc(200, 200));
+    expect(send(200, [])).toBe(true);
+    expect(kills).toEqual(['SIGTERM:-200', 'SIGTERM:-200', 'SIGTERM:-200']);
   });
 
   it('sends to the leader’s group unseen while the pid is gone or still the leader, never to a stranger with its id', () => {
