@@ -1,4 +1,4 @@
-import { catchError, defer, map, type Observable, of, type SchedulerLike, shareReplay, tap, timeout } from 'rxjs';
+import { catchError, defer, map, type Observable, of, type SchedulerLike, shareReplay, take, tap, timeout } from 'rxjs';
 import { childrenOf } from '../engine/procfs.js';
 import { missedLeaderDeath } from '../engine/script-missed-death.js';
 import {
@@ -48,7 +48,7 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
 
   const giveUp = (): Observable<TerminationReport> => {
     killScript();
-    const sid = terminalSid();
+    const sid = terminalSid() ?? foundSid;
     const survivors =
       sid === null
         ? NO_MEMBERS
@@ -60,9 +60,23 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
     return of({ termed: 0, escalated: true, scriptKilled: true, survivors });
   };
 
+  // Once Node has reaped script, its pid may be another process's: nothing is looked up or signalled by it.
+  let reaped = false;
+  exited$.pipe(take(1)).subscribe(() => (reaped = true));
+  // The sid a sweep found by itself (the lookup had not answered): a later sweep, after script is gone, needs it.
+  let foundSid: number | null = null;
+  const sessionId = (): number | null => {
+    foundSid ??= terminalSid() ?? (reaped ? null : procLeaderProbe(pid).find(false));
+    return foundSid;
+  };
+
   const sweep$ = (): Observable<TerminationReport> =>
     defer(() => {
-      const sid = terminalSid() ?? procLeaderProbe(pid).find(false);
+      const sid = sessionId();
+      if (sid === null && reaped) {
+        // Script and its child are gone and the program's session was never seen: nothing of it can be named.
+        return of({ termed: 0, escalated: false, scriptKilled: false, survivors: NO_MEMBERS });
+      }
       if (sid === null) {
         // The command never reached its own session: nothing but script and its fresh child to end.
         for (const c of childrenOf(pid)) signalQuietly(c.pid, 'SIGKILL');

@@ -1,0 +1,98 @@
+import { firstValueFrom, ReplaySubject } from 'rxjs';
+import type { ProcStat } from '../../src/engine/procfs.js';
+import type { ScannedMember } from '../../src/operators/sweep-session.js';
+import { scriptTermination } from '../../src/streams/script-termination.js';
+
+/** The processes /proc shows: readStat, childrenOf and the session scanner read this table, kill acts on it. */
+const table = new Map<number, ProcStat>();
+const childLookups: number[] = [];
+
+jest.mock('../../src/engine/procfs.js', () => ({
+  ...jest.requireActual('../../src/engine/procfs.js'),
+  readStat: (pid: number) => table.get(pid),
+  childrenOf: (pid: number) => {
+    childLookups.push(pid);
+    return [...table.values()].filter((p) => p.ppid === pid);
+  },
+}));
+jest.mock('../../src/engine/script-missed-death.js', () => ({ missedLeaderDeath: () => undefined }));
+jest.mock('../../src/streams/session-scanner.js', () => ({
+  sessionScanner: (sid: number, notBefore: number) => {
+    const scan = (): ScannedMember[] =>
+      [...table.values()]
+        .filter((p) => p.sessionId === sid && p.state !== 'Z' && p.startTime >= notBefore)
+        .map(({ pid, pgrp, state }) => ({ pid, pgrp, state }));
+    return { scan, scanInSlices: async () => scan(), keepListed: () => undefined, warm: async () => undefined };
+  },
+}));
+
+const SCRIPT = 4_000;
+const SID = 4_001;
+const proc = (pid: number, ppid: number, sessionId: number, pgrp = pid): ProcStat => ({
+  pid,
+  ppid,
+  pgrp,
+  sessionId,
+  state: 'S',
+  ttyNr: 0,
+  startTime: 60,
+});
+
+let kills: string[];
+
+beforeEach(() => {
+  table.clear();
+  childLookups.length = 0;
+  kills = [];
+  jest.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
+    kills.push(`${signal}:${pid}`);
+    return true;
+  });
+});
+
+afterEach(() => jest.restoreAllMocks());
+
+/** A PTY stopped before its leader lookup answered: the teardown's terminate, as pty-process.ts builds it. */
+function stoppedWhileStarting() {
+  const exited$ = new ReplaySubject<void>(1);
+  const terminate = scriptTermination({
+    pid: SCRIPT,
+    scriptStart: () => 50,
+    terminalSid: () => null,
+    exited$,
+    killScript: () => {
+      table.delete(SCRIPT);
+      exited$.next();
+    },
+    onEmptied: () => undefined,
+  });
+  return { terminate, exited$ };
+}
+
+describe('scriptTermination of a PTY whose leader was never reported', () => {
+  it('finds the session under script while script runs, and sweeps it by its id', async () => {
+    table.set(SCRIPT, proc(SCRIPT, 1, 1));
+    table.set(SID, proc(SID, SCRIPT, SID));
+    jest.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
+      kills.push(`${signal}:${pid}`);
+      if (signal === 'SIGTERM' && (pid === SID || pid === -SID)) table.delete(SID);
+      return true;
+    });
+    const { terminate } = stoppedWhileStarting();
+    const report = await firstValueFrom(terminate());
+    expect(childLookups).toContain(SCRIPT);
+    expect(kills).toContain(`SIGTERM:-${SID}`);
+    expect(report.survivors.count).toBe(0);
+  });
+
+  it('once script is reaped with no session ever seen, names nothing by its pid and kills nothing', async () => {
+    const { terminate, exited$ } = stoppedWhileStarting();
+    exited$.next();
+    table.set(SCRIPT, proc(SCRIPT, 1, 9_999));
+    table.set(SCRIPT + 10, proc(SCRIPT + 10, SCRIPT, 9_999));
+    const report = await firstValueFrom(terminate());
+    expect(report).toEqual({ termed: 0, escalated: false, scriptKilled: false, survivors: { count: 0, listed: [] } });
+    expect(childLookups).toEqual([]);
+    expect(kills).toEqual([]);
+  });
+});
