@@ -226,7 +226,7 @@ export class LocalPty {
       let survivors = null as ReturnType<typeof membersView>;
       // Running, exited with members of its terminal session left, or stopped while starting with survivors of its
       // sweep: either way there are processes to end.
-      if (session.running || session.lingering.count > 0) {
+      if (session.holdsProcesses) {
         await abortable(
           ctx.ask(killRequest(input.id, commandLine, input.cleanup ?? false)),
           anySignal(signal, ctx.signal),

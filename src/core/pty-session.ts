@@ -139,8 +139,14 @@ export class PtySession implements EventHandler<PtyEvent> {
 
   /** Changes the terminal's size while it runs: the program gets SIGWINCH, the emulator takes the new shape. */
   async resize(size: TerminalSize): Promise<void> {
-    if (!this.acceptsInput || this.terminalSid === null) {
+    if (!this.acceptsInput) {
       throw new PtyError('not_running', `${this.info.id} is ${this.status}; only a running terminal can be resized.`);
+    }
+    if (this.terminalSid === null) {
+      throw new PtyError(
+        'not_running',
+        `${this.info.id}'s terminal is not identified yet (its program's output came before its session was seen); nothing was changed. Try again in a moment.`,
+      );
     }
     const before = this.size;
     // The emulator first: the output so far was drawn at the old size; the program's redraw comes after SIGWINCH.
@@ -175,6 +181,11 @@ export class PtySession implements EventHandler<PtyEvent> {
   /** Whether it still holds processes (starting, running or lingering): it counts against the limits and is never evicted. */
   get running(): boolean {
     return this.status === 'starting' || this.status === 'running' || this.status === 'lingering';
+  }
+
+  /** Whether it holds processes: running (see running), or ended with survivors of its sweep (see stop). */
+  get holdsProcesses(): boolean {
+    return this.running || this.lingering.count > 0;
   }
 
   /** Whether the program still reads its terminal. */

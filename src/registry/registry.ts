@@ -4,8 +4,11 @@ import { MAX_SESSIONS, MAX_SESSIONS_PER_OWNER, PTY_ID_HEX_CHARS, PTY_ID_RANDOM_P
 
 export interface Entry {
   readonly owner: string;
-  /** Whether the PTY still runs (or starts): only ended PTYs may be evicted. */
-  readonly running: boolean;
+  /**
+   * Whether the PTY still holds processes (starting, running, lingering, or survivors of a stop's sweep): only one
+   * that holds none may be evicted, or they would be answerable to nothing.
+   */
+  readonly holdsProcesses: boolean;
   /** Releases what the entry holds beyond its own memory (a PTY's screen emulator) once it is removed. */
   dispose?(): void;
 }
@@ -118,7 +121,7 @@ export class Registry<E extends Entry> {
   /** Drops the oldest ended PTY of `owner`, or of anyone when undefined (Map order is insertion order). */
   private evictEnded(owner: string | undefined): boolean {
     for (const [id, entry] of this.entries) {
-      if ((owner === undefined || entry.owner === owner) && !entry.running) {
+      if ((owner === undefined || entry.owner === owner) && !entry.holdsProcesses) {
         this.entries.delete(id);
         entry.dispose?.();
         this.onEvict(id, entry);

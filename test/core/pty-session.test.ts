@@ -425,6 +425,8 @@ describe('PtySession stopped while starting', () => {
     expect(outcome).toEqual({ survivors: survivors(1).survivors });
     expect(s.lingering.count).toBe(1);
     expect(s.status).toBe('killed');
+    // Killed with survivors, it still holds processes: the registry may not evict it.
+    expect(s.holdsProcesses).toBe(true);
     await expect(started).resolves.toMatchObject({ code: 'spawn_failed' });
   });
 
@@ -438,5 +440,6 @@ describe('PtySession stopped while starting', () => {
     p.answer(1);
     expect(await second).toEqual({ survivors: { count: 0, listed: [] } });
     expect(s.lingering.count).toBe(0);
+    expect(s.holdsProcesses).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Registry, type Entry } from '../../src/registry/registry.js';
 
 interface E extends Entry {
-  running: boolean;
+  holdsProcesses: boolean;
 }
 
 describe('Registry reservations', () => {
@@ -29,13 +29,13 @@ describe('Registry reservations', () => {
             }
           } else if (o.kind === 'commit' && open.length > 0) {
             const r = open.splice(o.pick % open.length, 1)[0]!;
-            const e = { owner: r.owner, running: true };
+            const e = { owner: r.owner, holdsProcesses: true };
             entries.push(e);
             r.commit(e);
           } else if (o.kind === 'release' && open.length > 0) {
             open.splice(o.pick % open.length, 1)[0]!.release();
           } else if (o.kind === 'exit' && entries.length > 0) {
-            entries[o.pick % entries.length]!.running = false;
+            entries[o.pick % entries.length]!.holdsProcesses = false;
           }
           expect(registry.total()).toBeLessThanOrEqual(7);
           for (const owner of owners) expect(registry.countOf(owner)).toBeLessThanOrEqual(3);
@@ -49,11 +49,11 @@ describe('Registry reservations', () => {
     const evicted: string[] = [];
     const registry = new Registry<E>({ maxSessions: 16, maxPerOwner: 2 }, (id) => evicted.push(id));
     const r1 = registry.reserve('a');
-    const e1 = { owner: 'a', running: true };
+    const e1 = { owner: 'a', holdsProcesses: true };
     r1.commit(e1);
-    registry.reserve('a').commit({ owner: 'a', running: true });
+    registry.reserve('a').commit({ owner: 'a', holdsProcesses: true });
     expect(() => registry.reserve('a')).toThrow(/already holds 2 PTYs \(the limit per session\)\. End one/);
-    e1.running = false;
+    e1.holdsProcesses = false;
     const r3 = registry.reserve('a');
     expect(evicted).toEqual([r1.id]);
     expect(() => registry.get('a', r1.id)).toThrow(/no PTY/);
@@ -63,7 +63,7 @@ describe('Registry reservations', () => {
 
   it('says how many of the places are held by spawns waiting for approval or starting, not that all run', () => {
     const registry = new Registry<E>({ maxSessions: 3, maxPerOwner: 2 });
-    registry.reserve('a').commit({ owner: 'a', running: true });
+    registry.reserve('a').commit({ owner: 'a', holdsProcesses: true });
     registry.reserve('a');
     expect(() => registry.reserve('a')).toThrow(
       /already holds 2 PTYs \(the limit per session\), 1 of them waiting for the user's approval or starting\./,
@@ -79,14 +79,14 @@ describe('Registry reservations', () => {
     const registry = new Registry<E>({ maxSessions: 3, maxPerOwner: 3 }, (id) => evicted.push(id));
     const entries = ['a', 'b', 'c'].map((owner) => {
       const r = registry.reserve(owner);
-      const e = { owner, running: true };
+      const e = { owner, holdsProcesses: true };
       r.commit(e);
       return { id: r.id, e };
     });
     expect(() => registry.reserve('d')).toThrow(/3 PTYs are held across all sessions \(the limit\)\. End one/);
-    entries[2]!.e.running = false;
-    entries[1]!.e.running = false;
-    registry.reserve('c').commit({ owner: 'c', running: true });
+    entries[2]!.e.holdsProcesses = false;
+    entries[1]!.e.holdsProcesses = false;
+    registry.reserve('c').commit({ owner: 'c', holdsProcesses: true });
     expect(evicted).toEqual([entries[2]!.id]);
     registry.reserve('d').release();
     expect(evicted).toEqual([entries[2]!.id, entries[1]!.id]);
@@ -95,7 +95,7 @@ describe('Registry reservations', () => {
   it("hides other owners' PTYs behind the same not_found as a missing id", () => {
     const registry = new Registry<E>();
     const r = registry.reserve('a');
-    r.commit({ owner: 'a', running: true });
+    r.commit({ owner: 'a', holdsProcesses: true });
     expect(() => registry.get('b', r.id)).toThrow(expect.objectContaining({ code: 'not_found' }));
     expect(registry.ownedBy('b')).toEqual([]);
   });
@@ -104,7 +104,7 @@ describe('Registry reservations', () => {
     const registry = new Registry<E>();
     const r = registry.reserve('a');
     expect(r.id).toMatch(/^pty_[0-9a-f]{8}$/);
-    r.commit({ owner: 'a', running: true });
+    r.commit({ owner: 'a', holdsProcesses: true });
     r.release();
     expect(registry.total()).toBe(1);
   });
