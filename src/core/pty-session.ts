@@ -386,8 +386,11 @@ export class PtySession implements EventHandler<PtyEvent> {
   private settle(): void {
     // The pipeline's taps are still alive here: the kept one follows their class as it is now (see ShapeKeeper).
     handlerSubscriberShapes.renew();
-    // Ended without an exit event: never started, or the stream was cut.
+    // Ended without an exit event: never started, or the stream was cut or failed.
     if (this.running) this.markEnded();
+    // A PTY that ran and ended without its exit event (a failed scan of its session, a cut) is still an end its
+    // owner asked to hear of; notified at most once, as always.
+    if (this.handle !== undefined) this.notifyExit();
     this.ended$.next();
     const code = match(this.stopReason)
       .with('owner-deleted', () => 'owner_deleted' as const)

@@ -163,6 +163,18 @@ describe('PtySession lifecycle races (virtual time)', () => {
     });
   });
 
+  it('a stream that fails after the start ends the PTY and still tells its owner, once', () => {
+    const scheduler = testScheduler();
+    scheduler.run(() => {
+      const p = fakeProcess(scheduler, 's-o-#');
+      const { s, exits } = session(scheduler, p);
+      void s.start().catch(() => undefined);
+      scheduler.flush();
+      expect(s.status).toBe('exited');
+      expect(exits).toEqual(['4:exited']);
+    });
+  });
+
   it('another owner being deleted changes nothing', () => {
     const scheduler = testScheduler();
     scheduler.run(({ hot }) => {
