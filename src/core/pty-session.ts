@@ -251,6 +251,8 @@ export class PtySession implements EventHandler<PtyEvent> {
       await this.ended;
       // Stopped while starting, no stream is left to say the session emptied: this sweep does.
       if (!this.running) this.lingering = NO_MEMBERS;
+      // Ended without its exit event while this sweep ran (a failed stream): its notice waited for the outcome.
+      if (this.handle !== undefined) this.notifyExit();
       return { survivors: NO_MEMBERS };
     }
     this.lingering = report.survivors;
@@ -390,7 +392,8 @@ export class PtySession implements EventHandler<PtyEvent> {
     if (this.running) this.markEnded();
     // A PTY that ran and ended without its exit event (a failed scan of its session, a cut) is still an end its
     // owner asked to hear of; notified at most once, as always.
-    if (this.handle !== undefined) this.notifyExit();
+    // While a stop's sweep runs, its outcome comes first (see stop).
+    if (this.handle !== undefined && this.termination === undefined) this.notifyExit();
     this.ended$.next();
     const code = match(this.stopReason)
       .with('owner-deleted', () => 'owner_deleted' as const)

@@ -61,6 +61,11 @@ export interface SweepOptions {
    * reuse while the session has a member), where the program's children stay after the leader has exited.
    */
   readonly knownGroups: readonly number[];
+  /**
+   * The PTY's remembered groups, shared with its other sweeps and its lingering probe (a sweep after another must not
+   * forget a worm's group the first one saw); its known groups should hold `knownGroups`. Default: a fresh memory.
+   */
+  readonly groups?: SeenGroups;
   /** Between TERM and the freeze. */
   readonly graceMs: number;
   readonly pollMs: number;
@@ -112,7 +117,7 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
     turn === undefined ? defer(() => of(work())) : defer(() => from(turn())).pipe(map(work));
   return defer(() => {
     // The known groups and every group a scan of this sweep saw a member in (see SeenGroups).
-    const groups = new SeenGroups(options.knownGroups);
+    const groups = options.groups ?? new SeenGroups(options.knownGroups);
     const scan = () => {
       const members = sweeper.scan();
       groups.note(members);

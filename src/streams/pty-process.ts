@@ -26,6 +26,7 @@ import { StdinWriter } from '../engine/stdin-writer.js';
 import { usingDescriptor } from '../operators/using-descriptor.js';
 import { childProcessEvents$, idleRelay } from './child-process-events.js';
 import { type NotOutput, OutputFirst, StartFirst } from './event-order.js';
+import { SeenGroups } from '../operators/seen-groups.js';
 import { ShapeKeeper } from '../shapes/shape-keeper.js';
 import { childSpecimens, keepAsSpecimen, keepPipeHandles } from './child-specimens.js';
 import { scriptTermination } from './script-termination.js';
@@ -193,7 +194,14 @@ function scriptProcess$(
       if (terminalSid !== null) guard.release(terminalSid);
     };
 
+    // The session's remembered process groups, one memory for the lingering probe and every sweep (see SeenGroups).
+    let seenGroups: SeenGroups | undefined;
+    const groupsOf = (sid: number): SeenGroups => {
+      seenGroups ??= new SeenGroups([sid]);
+      return seenGroups;
+    };
     const terminate = scriptTermination({
+      groups: groupsOf,
       pid,
       scriptStart,
       terminalSid: () => terminalSid,
@@ -217,7 +225,8 @@ function scriptProcess$(
     // The scan of what the program left runs in slices (a full /proc scan held the host's loop 35–50 ms at every
     // exit on a machine with a thousand processes); a stream unsubscribed meanwhile hears nothing more.
     const lingerOrComplete = () => {
-      const probe = terminalSid === null ? undefined : procMemberProbe(terminalSid, scriptStart());
+      const probe =
+        terminalSid === null ? undefined : procMemberProbe(terminalSid, scriptStart(), groupsOf(terminalSid));
       if (probe === undefined) return reportExit(undefined, []);
       trustedScanInSlices(probe).then(
         (members) => {
@@ -327,6 +336,8 @@ function scriptProcess$(
         // Nobody reads any more: let the pipe flow (a paused stdout would block script), keep hearing its end.
         childSubscription.unsubscribe();
         child.stdout?.resume();
+        // Reaped is what a sweep must know before it touches script's pid again (script-termination.ts).
+        child.once('exit', () => exited$.next());
         child.once('close', () => {
           closed = true;
           releaseScript();

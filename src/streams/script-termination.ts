@@ -11,6 +11,7 @@ import {
   TERMINATE_TIMEOUT_MS,
 } from '../limits.js';
 import { killAndReap } from '../operators/kill-and-reap.js';
+import { SeenGroups } from '../operators/seen-groups.js';
 import { scriptBackstop } from '../operators/script-backstop.js';
 import { sweepSession } from '../operators/sweep-session.js';
 import { procLeaderProbe } from './session-leader.js';
@@ -18,6 +19,8 @@ import { procMemberProbe } from './session-members.js';
 import { signalQuietly } from './session-signals.js';
 import { procSweeper } from './session-sweeper.js';
 import { describeMembers, NO_MEMBERS, type TerminationReport } from './session-report.js';
+
+const UNNAMEABLE: TerminationReport = { termed: 0, escalated: false, scriptKilled: false, survivors: NO_MEMBERS };
 
 export interface ScriptTerminationDeps {
   /** pid of `script`. */
@@ -32,6 +35,8 @@ export interface ScriptTerminationDeps {
   readonly killScript: () => void;
   /** A sweep saw the session empty: it stays empty (nothing can join a session from outside). */
   readonly onEmptied: () => void;
+  /** The PTY's remembered process groups for session `sid` (shared with its lingering probe); default: its own. */
+  readonly groups?: (sid: number) => SeenGroups;
   readonly scheduler?: SchedulerLike;
 }
 
@@ -44,6 +49,13 @@ export interface ScriptTerminationDeps {
  */
 export function scriptTermination(deps: ScriptTerminationDeps): () => Observable<TerminationReport> {
   const { pid, scriptStart, terminalSid, exited$, killScript, onEmptied, scheduler } = deps;
+  // One memory of the session's groups for every sweep of this PTY: a second sweep must not forget a worm's group.
+  let ownGroups: SeenGroups | undefined;
+  const groupsOf = (sid: number): SeenGroups => {
+    if (deps.groups !== undefined) return deps.groups(sid);
+    ownGroups ??= new SeenGroups([sid]);
+    return ownGroups;
+  };
   const on = scheduler ? { scheduler } : {};
 
   const giveUp = (): Observable<TerminationReport> => {
@@ -73,10 +85,8 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
   const sweep$ = (): Observable<TerminationReport> =>
     defer(() => {
       const sid = sessionId();
-      if (sid === null && reaped) {
-        // Script and its child are gone and the program's session was never seen: nothing of it can be named.
-        return of({ termed: 0, escalated: false, scriptKilled: false, survivors: NO_MEMBERS });
-      }
+      // (terminate answers this case without a sweep; never by a pid that may be another process's.)
+      if (sid === null && reaped) return of(UNNAMEABLE);
       if (sid === null) {
         // The command never reached its own session: nothing but script and its fresh child to end.
         for (const c of childrenOf(pid)) signalQuietly(c.pid, 'SIGKILL');
@@ -84,9 +94,11 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
           map(() => ({ termed: 0, escalated: true, scriptKilled: true, survivors: NO_MEMBERS })),
         );
       }
-      const sweeper = procSweeper(sid, scriptStart(), pid);
+      const groups = groupsOf(sid);
+      const sweeper = procSweeper(sid, scriptStart(), pid, groups);
       return sweepSession(sweeper, {
         knownGroups: [sid],
+        groups,
         graceMs: TERMINATE_GRACE_MS,
         pollMs: TERMINATE_POLL_MS,
         boundMs: TERMINATE_TIMEOUT_MS - SCRIPT_EXIT_BACKSTOP_MS - SCRIPT_REAP_MS,
@@ -112,6 +124,9 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
 
   let termination: Observable<TerminationReport> | undefined;
   return () => {
+    // Script and its child are gone and the program's session was never seen: nothing of it can be named. Not a
+    // sweep: neither cached nor taken for "emptied" (a late report of the session may still name it).
+    if (termination === undefined && reaped && sessionId() === null) return of(UNNAMEABLE);
     termination ??= sweep$().pipe(
       tap((report) => {
         if (report.survivors.count === 0) onEmptied();

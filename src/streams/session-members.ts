@@ -103,32 +103,41 @@ function samePids(a: readonly number[], b: readonly number[]): boolean {
 const isStopped = (state: string) => state === 'T' || state === 't';
 
 /**
- * Members of `terminalSid` that started no earlier than `notBefore` (script's start: a pid-reuse guard). Remembers
- * the process groups its scans saw (and the leader's, whose id is the sid) for its frozen scans (SeenGroups); a group
- * whose id became another session's process since is left alone (signalSessionGroup).
+ * Members of `terminalSid` that started no earlier than `notBefore` (script's start: a pid-reuse guard). Notes the
+ * process groups its scans see in `groups` (the PTY's, shared with its sweeps; the leader's, whose id is the sid, is
+ * known) for its frozen scans; a group whose id became another session's since is left alone (signalSessionGroup).
  */
-export function procMemberProbe(terminalSid: number, notBefore: number): MemberProbe {
-  const groups = new SeenGroups([terminalSid]);
+export function procMemberProbe(
+  terminalSid: number,
+  notBefore: number,
+  groups: SeenGroups = new SeenGroups([terminalSid]),
+): MemberProbe {
   const scanner = sessionScanner(terminalSid, notBefore);
+  /** Groups whose members were all stopped in the latest plain scan: the PTY's own job control stopped them. */
+  let stoppedByJobControl = new Set<number>();
   const noteGroups = (members: readonly ScannedMember[]): readonly ScannedMember[] => {
     groups.note(members);
     return members;
   };
-  const scan = (): readonly ScannedMember[] => noteGroups(scanner.scan());
+  // Only a plain scan tells what job control stopped: a frozen scan sees the STOP it just sent.
+  const notePlain = (members: readonly ScannedMember[]): readonly ScannedMember[] => {
+    const allStopped = new Map<number, boolean>();
+    for (const m of members) allStopped.set(m.pgrp, (allStopped.get(m.pgrp) ?? true) && isStopped(m.state));
+    stoppedByJobControl = new Set([...allStopped].filter(([, stopped]) => stopped).map(([pgrp]) => pgrp));
+    return noteGroups(members);
+  };
+  const scan = (): readonly ScannedMember[] => notePlain(scanner.scan());
   return {
     scan,
-    scanInSlices: async () => noteGroups(await scanner.scanInSlices()),
+    scanInSlices: async () => notePlain(await scanner.scanInSlices()),
     keepListed: scanner.keepListed,
     warm: scanner.warm,
     frozenScan: () => {
-      // A group whose members were all stopped when last seen was stopped by the PTY's own job control (Ctrl-Z in
-      // its shell): stopped again here, it is not continued after.
-      const stoppedBefore = new Set<number>();
-      for (const [pgrp, seen] of groups.entries)
-        if (seen.length > 0 && seen.every((m) => isStopped(m.state))) stoppedBefore.add(pgrp);
+      // A group job control had stopped (Ctrl-Z in the PTY's shell) is stopped again here, and not continued after.
+      const stoppedBefore = stoppedByJobControl;
       const stopped = groups.signal((pgrp, seen) => signalSessionGroup(terminalSid, notBefore, pgrp, 'SIGSTOP', seen));
       try {
-        return scan();
+        return noteGroups(scanner.scan());
       } finally {
         for (const [pgrp, seen] of groups.entries)
           if (stopped.has(pgrp) && !stoppedBefore.has(pgrp))

@@ -12,8 +12,8 @@ export function isMember(stat: ProcStat | undefined, terminalSid: number, notBef
  * again while the group has a member: so while a member `seen` in it is still a live member of the session there, or
  * the pid is a process of this session, the group is ours; while no process has the pid, the group is ours or empty
  * (a fork-and-exit worm's group outlives every pid a scan saw in it, and its leader). Only a pid that is now a process
- * of another session is refused: the group emptied, and its id went to a job of the user's, which SIGCONT would
- * resume and SIGKILL end. (Left open: that stranger's leader exiting while its job lives on, all within one PTY's
+ * of another session, or a pid seen in the group that is now in it and another session's, is refused: the group
+ * emptied, and its id went to a job of the user's, which SIGCONT would resume and SIGKILL end. (Left open: that stranger's leader exiting while its job lives on, all within one PTY's
  * life.) A group id ≤ 1 would mean "our own group" or "everyone": never sent, whatever a scan said.
  */
 export function signalSessionGroup(
@@ -24,11 +24,15 @@ export function signalSessionGroup(
   seen: readonly ScannedMember[],
 ): boolean {
   if (pgid <= 1) return false;
-  const ours =
-    seen.some((m) => {
-      const stat = readStat(m.pid);
-      return isMember(stat, terminalSid, notBefore) && stat.pgrp === pgid;
-    }) || leaderIsOurs(pgid, terminalSid);
+  let ours = false;
+  for (const m of seen) {
+    const stat = readStat(m.pid);
+    if (stat === undefined || stat.pgrp !== pgid) continue;
+    // A pid in that group now, of another session: the pid was reused, and the group is that session's.
+    if (stat.sessionId !== terminalSid) return false;
+    if (isMember(stat, terminalSid, notBefore)) ours = true;
+  }
+  ours ||= leaderIsOurs(pgid, terminalSid);
   if (ours) signalQuietly(-pgid, signal);
   return ours;
 }

@@ -1,3 +1,4 @@
+import type { SeenGroups } from '../operators/seen-groups.js';
 import type { SessionSweeper } from '../operators/sweep-session.js';
 import { readStat } from '../engine/procfs.js';
 import { procMemberProbe } from './session-members.js';
@@ -5,8 +6,13 @@ import { signalQuietly, signalSessionGroup } from './session-signals.js';
 import { procStepTurns } from './step-turns.js';
 
 /** The real signals for a sweep of `terminalSid`, whose `script` is `scriptPid`. */
-export function procSweeper(terminalSid: number, notBefore: number, scriptPid: number): SessionSweeper {
-  const probe = procMemberProbe(terminalSid, notBefore);
+export function procSweeper(
+  terminalSid: number,
+  notBefore: number,
+  scriptPid: number,
+  groups?: SeenGroups,
+): SessionSweeper {
+  const probe = procMemberProbe(terminalSid, notBefore, groups);
   return {
     warm: probe.warm,
     turn: () => procStepTurns.next(),

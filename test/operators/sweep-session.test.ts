@@ -1,4 +1,5 @@
 import { lastValueFrom } from 'rxjs';
+import { SeenGroups } from '../../src/operators/seen-groups.js';
 import { testScheduler } from '../support/marbles.js';
 import {
   sweepSession,
@@ -203,6 +204,26 @@ describe('sweepSession', () => {
       });
       scheduler.flush();
       expect(log).toContain('100:SIGSTOP:-30');
+      expect(log).toContain('100:SIGKILL:-30');
+      expect([...alive.values()]).toEqual([]);
+    });
+  });
+
+  it('signals the groups the PTY remembered before this sweep (given as groups), though no scan of it sees them', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      // A running worm in its own group, seen by an earlier sweep or the lingering probe, never by this sweep's scans.
+      const { sweeper, log, alive } = fakeSession(
+        () => scheduler.now(),
+        [{ pid: 30, pgrp: 30, state: 'S', worm: true }],
+      );
+      const groups = new SeenGroups([10]);
+      groups.note([{ pid: 30, pgrp: 30, state: 'S' }]);
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [10], groups, scheduler })).toBe('110ms (r|)', {
+        r: { termed: 10, escalated: true, survivors: [] },
+      });
+      scheduler.flush();
+      expect(log).toContain('0:SIGTERM:-30');
       expect(log).toContain('100:SIGKILL:-30');
       expect([...alive.values()]).toEqual([]);
     });

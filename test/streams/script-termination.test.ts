@@ -55,18 +55,19 @@ afterEach(() => jest.restoreAllMocks());
 /** A PTY stopped before its leader lookup answered: the teardown's terminate, as pty-process.ts builds it. */
 function stoppedWhileStarting() {
   const exited$ = new ReplaySubject<void>(1);
+  const state = { sid: null as number | null, emptied: 0 };
   const terminate = scriptTermination({
     pid: SCRIPT,
     scriptStart: () => 50,
-    terminalSid: () => null,
+    terminalSid: () => state.sid,
     exited$,
     killScript: () => {
       table.delete(SCRIPT);
       exited$.next();
     },
-    onEmptied: () => undefined,
+    onEmptied: () => void state.emptied++,
   });
-  return { terminate, exited$ };
+  return { terminate, exited$, state };
 }
 
 describe('scriptTermination of a PTY whose leader was never reported', () => {
@@ -94,5 +95,24 @@ describe('scriptTermination of a PTY whose leader was never reported', () => {
     expect(report).toEqual({ termed: 0, escalated: false, scriptKilled: false, survivors: { count: 0, listed: [] } });
     expect(childLookups).toEqual([]);
     expect(kills).toEqual([]);
+  });
+
+  it('does not take "nothing to name" for an emptied session: a report of the leader that comes late is swept', async () => {
+    const { terminate, exited$, state } = stoppedWhileStarting();
+    exited$.next();
+    expect((await firstValueFrom(terminate())).survivors.count).toBe(0);
+    expect(state.emptied).toBe(0);
+    // The argv channel's report arrives before close: the session has a name now, and its member is swept.
+    state.sid = SID;
+    table.set(SID, proc(SID, 1, SID));
+    jest.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
+      kills.push(`${signal}:${pid}`);
+      if (signal === 'SIGTERM' && (pid === SID || pid === -SID)) table.delete(SID);
+      return true;
+    });
+    const swept = await firstValueFrom(terminate());
+    expect(kills).toContain(`SIGTERM:-${SID}`);
+    expect(swept.survivors.count).toBe(0);
+    expect(state.emptied).toBe(1);
   });
 });

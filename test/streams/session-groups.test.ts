@@ -80,6 +80,28 @@ describe('procMemberProbe frozenScan', () => {
     expect(kills).toEqual([`SIGSTOP:-${SID}`, 'SIGSTOP:-200', `SIGCONT:-${SID}`, 'SIGCONT:-200']);
   });
 
+  it('continues a group it stopped itself at every frozen scan: its own STOP is not taken for job control', () => {
+    table.set(SID, proc(SID, SID));
+    table.set(201, proc(201, 200));
+    const probe = procMemberProbe(SID, SCRIPT_START);
+    probe.scan();
+    // A worm in group 200 the plain scans miss, twice in a row; each frozen scan sees it stopped by its own STOP.
+    hidden.add(201);
+    for (let round = 0; round < 2; round++) {
+      expect(probe.scan().map((m) => m.pid)).toEqual([SID]);
+      hidden.delete(201);
+      expect(probe.frozenScan().map((m) => m.pid)).toEqual([SID, 201]);
+      hidden.add(201);
+    }
+    expect(kills.filter((k) => k.endsWith(':-200'))).toEqual([
+      'SIGSTOP:-200',
+      'SIGCONT:-200',
+      'SIGSTOP:-200',
+      'SIGCONT:-200',
+    ]);
+    expect(table.get(201)?.state).toBe('S');
+  });
+
   it('does not continue a group its own job control had stopped (every member stopped when last seen)', () => {
     table.set(SID, proc(SID, SID));
     table.set(400, proc(400, 400, SID, 'T'));
@@ -119,10 +141,12 @@ describe('procSweeper signalGroup', () => {
     table.set(202, proc(202, 200, 555)); // the pid reused in another session, in a group of that id
     table.set(203, proc(203, 200, SID, 'Z')); // a zombie
     table.set(204, proc(204, 200, SID, 'S', 10)); // older than script: a reused pid
-    const gone = [member(201, 200), member(202, 200), member(203, 200), member(204, 200), member(205, 200)];
+    const gone = [member(201, 200), member(203, 200), member(204, 200), member(205, 200)];
     // No process 200: the group is ours or empty (its leader gone, a worm may live on in it).
     expect(send(200, gone)).toBe(true);
     expect(send(200, [])).toBe(true);
+    // A pid seen in it is in that group now, but another session's: the pid was reused, the group is theirs.
+    expect(send(200, [...gone, member(202, 200)])).toBe(false);
     // Process 200 is another session's now: the id went to a stranger.
     table.set(200, proc(200, 200, 555, 'T', 90));
     expect(send(200, gone)).toBe(false);
