@@ -368,7 +368,8 @@ export class PtySession implements EventHandler<PtyEvent> {
    */
   private followTeardownSweep(terminate: () => Observable<TerminationReport>): void {
     this.sweepAgain = terminate;
-    if (this.termination === undefined) this.follow(terminate());
+    // The teardown's sweep is the last word, even over one followed before (which may have had nothing to name).
+    this.follow(terminate());
   }
 
   /** The sweep whose report `stop` awaits; one that left survivors is let go, so that the next stop sweeps again. */
@@ -392,8 +393,12 @@ export class PtySession implements EventHandler<PtyEvent> {
     if (this.running) this.markEnded();
     // A PTY that ran and ended without its exit event (a failed scan of its session, a cut) is still an end its
     // owner asked to hear of; notified at most once, as always.
-    // While a stop's sweep runs, its outcome comes first (see stop).
-    if (this.handle !== undefined && this.termination === undefined) this.notifyExit();
+    // While a sweep runs (a stop's, a timeout's), the notice waits for its outcome; with none, it goes now.
+    if (this.handle !== undefined) {
+      const termination = this.termination;
+      if (termination === undefined) this.notifyExit();
+      else void termination.then(() => this.notifyExit());
+    }
     this.ended$.next();
     const code = match(this.stopReason)
       .with('owner-deleted', () => 'owner_deleted' as const)

@@ -59,7 +59,8 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
   const on = scheduler ? { scheduler } : {};
 
   const giveUp = (): Observable<TerminationReport> => {
-    killScript();
+    // Reaped, script's pid may be another process's already.
+    if (!reaped) killScript();
     const sid = terminalSid() ?? foundSid;
     const survivors =
       sid === null

@@ -7,14 +7,17 @@ export function isMember(stat: ProcStat | undefined, terminalSid: number, notBef
 }
 
 /**
- * Signals the process group `pgid` of the session `terminalSid` (kill(-pgid)) unless its id may name another
- * session's group now, and says whether it did. A group's id is its leader's pid, and Linux does not hand that pid out
- * again while the group has a member: so while a member `seen` in it is still a live member of the session there, or
- * the pid is a process of this session, the group is ours; while no process has the pid, the group is ours or empty
- * (a fork-and-exit worm's group outlives every pid a scan saw in it, and its leader). Only a pid that is now a process
- * of another session, or a pid seen in the group that is now in it and another session's, is refused: the group
- * emptied, and its id went to a job of the user's, which SIGCONT would resume and SIGKILL end. (Left open: that stranger's leader exiting while its job lives on, all within one PTY's
- * life.) A group id ≤ 1 would mean "our own group" or "everyone": never sent, whatever a scan said.
+ * Signals the process group `pgid` of the session `terminalSid` (kill(-pgid)) unless its id may name another session's
+ * group now, and says whether it did. A group's id is its leader's pid, and Linux does not hand that pid out again
+ * while the group has a member: so while a member `seen` in it is still a live member of the session there, or the pid
+ * is a process of this session, the group is ours; while no process has the pid, the group is ours or empty (a
+ * fork-and-exit worm's group outlives every pid a scan saw in it, and its leader). Only a pid that is now a process of
+ * another session, or a pid seen in the group that is now in it and another session's, is refused: the group emptied,
+ * and its id went to a job of the user's, which SIGCONT would resume and SIGKILL end. (Left open: that stranger's
+ * leader exiting while its job lives on, all within one PTY's life, pid numbers having wrapped around meanwhile; the
+ * PTY's memory of groups keeps a worm's group, which the kernel's rule makes the common case, over that rare one.
+ * docs/TRUST-MODEL.md says so.) A group id ≤ 1 would mean "our own group" or "everyone": never sent, whatever a scan
+ * said.
  */
 export function signalSessionGroup(
   terminalSid: number,

@@ -371,6 +371,63 @@ describe('PtySession.dispose', () => {
   });
 });
 
+describe('PtySession exit notice when its stream ends without an exit event', () => {
+  const one = { count: 1, listed: [{ pid: 201, command: 'sleep 300' }] };
+  const none = { count: 0, listed: [] };
+
+  /** A PTY that notifies on exit, its stream in `marbles`, its sweep's report after `sweep` (virtual time). */
+  async function ending(
+    marbles: string,
+    sweep: string,
+    survivors: typeof one,
+    over: Partial<PtyInfo>,
+    stopAt?: number,
+  ) {
+    const scheduler = testScheduler();
+    const exits: string[] = [];
+    scheduler.run(() => {
+      const handle: PtyHandle = {
+        pid: 100,
+        terminalSid: 101,
+        write: async (b) => b.length,
+        terminal: () => undefined,
+        terminate: () =>
+          scheduler.createColdObservable(sweep, { r: { termed: 1, escalated: true, scriptKilled: false, survivors } }),
+      };
+      const events = scheduler.createColdObservable<PtyEvent>(marbles, {
+        s: { kind: 'started', handle },
+        o: { kind: 'output', text: 'line\n', bytes: 5, ascii: false },
+      });
+      const s = new PtySession(info({ notifyOnExit: true, ...over }), spec, {
+        reaper: new Reaper(),
+        close$: NEVER,
+        ownerDeleted$: NEVER,
+        onExit: (x) => exits.push(x.status),
+        scheduler,
+        spawn: (() => events) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$,
+      });
+      void s.start().catch(() => undefined);
+      if (stopAt !== undefined) scheduler.schedule(() => void s.stop('kill').catch(() => undefined), stopAt);
+      scheduler.flush();
+    });
+    // The sweep's report is awaited as a promise: let it settle.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    return exits;
+  }
+
+  it('a timeout whose sweep empties the session, the stream then cut: one notice', async () => {
+    expect(await ending('s-o', '(r|)', none, { timeoutSeconds: 1 })).toEqual(['timeout']);
+  });
+
+  it('a timeout, the stream failing while its sweep runs and leaves survivors: one notice', async () => {
+    expect(await ending('s-o 1100ms #', '1500ms (r|)', one, { timeoutSeconds: 1 })).toEqual(['timeout']);
+  });
+
+  it('a kill, the stream failing while its sweep runs and leaves survivors: one notice', async () => {
+    expect(await ending('s-o 100ms #', '500ms (r|)', one, {}, 10)).toEqual(['killed']);
+  });
+});
+
 describe('PtySession stopped while starting', () => {
   /**
    * A process stream that never emits `started` (the leader not seen yet) and, torn down, sweeps its session as the
