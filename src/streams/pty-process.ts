@@ -336,8 +336,12 @@ function scriptProcess$(
         // Nobody reads any more: let the pipe flow (a paused stdout would block script), keep hearing its end.
         childSubscription.unsubscribe();
         child.stdout?.resume();
-        // Reaped is what a sweep must know before it touches script's pid again (script-termination.ts).
-        child.once('exit', () => exited$.next());
+        // Reaped is what a sweep must know before it touches script's pid again (script-termination.ts); the guard
+        // lets go of script first, as on the live path, so that a close waiting for the sweep finds the guard idle.
+        child.once('exit', () => {
+          releaseScript();
+          exited$.next();
+        });
         child.once('close', () => {
           closed = true;
           releaseScript();
