@@ -249,6 +249,8 @@ export class PtySession implements EventHandler<PtyEvent> {
     const report = await termination;
     if (report === undefined || report.survivors.count === 0) {
       await this.ended;
+      // The teardown's sweep took over meanwhile (the one awaited had nothing to name): its outcome is the answer.
+      if (this.termination !== undefined && this.termination !== termination) return this.stop(reason);
       // Stopped while starting, no stream is left to say the session emptied: this sweep does.
       if (!this.running) this.lingering = NO_MEMBERS;
       // Ended without its exit event while this sweep ran (a failed stream): its notice waited for the outcome.
@@ -305,9 +307,9 @@ export class PtySession implements EventHandler<PtyEvent> {
         this.lingering = exit.lingering;
         if (exit.lingering.count > 0) this.status = 'lingering';
         else this.markEnded();
-        // Left on its own, the model must learn now that its program ended and what it left; while a stop sweeps
-        // the rest, the notice waits for the outcome.
-        if (this.stopReason === undefined || exit.lingering.count === 0) this.notifyExit();
+        // Left on its own, the model must learn now that its program ended and what it left; while a sweep runs,
+        // the notice waits for its outcome (see follow).
+        if (this.termination === undefined || exit.lingering.count === 0) this.notifyExit();
         // The program has ended: that ends every wait, whether or not members of its session linger.
         this.activity.next({ kind: 'exit' });
       })
@@ -377,7 +379,11 @@ export class PtySession implements EventHandler<PtyEvent> {
     const report = firstValueFrom(termination$, { defaultValue: undefined }).catch(() => undefined);
     this.termination = report;
     void report.then((r) => {
-      if (r !== undefined && r.survivors.count > 0) this.termination = undefined;
+      if (r === undefined || r.survivors.count === 0) return;
+      if (this.termination === report) this.termination = undefined;
+      // Whether or not a stop awaits it: the survivors are the PTY's, and an ended program's notice names them.
+      this.lingering = r.survivors;
+      if (this.exited || !this.running) this.notifyExit();
     });
   }
 

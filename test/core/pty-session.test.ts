@@ -383,8 +383,19 @@ describe('PtySession exit notice when its stream ends without an exit event', ()
     over: Partial<PtyInfo>,
     stopAt?: number,
   ) {
+    return (await endingSession(marbles, sweep, survivors, over, stopAt)).exits;
+  }
+
+  async function endingSession(
+    marbles: string,
+    sweep: string,
+    survivors: typeof one,
+    over: Partial<PtyInfo>,
+    stopAt?: number,
+  ) {
     const scheduler = testScheduler();
     const exits: string[] = [];
+    let session: PtySession | undefined;
     scheduler.run(() => {
       const handle: PtyHandle = {
         pid: 100,
@@ -397,6 +408,8 @@ describe('PtySession exit notice when its stream ends without an exit event', ()
       const events = scheduler.createColdObservable<PtyEvent>(marbles, {
         s: { kind: 'started', handle },
         o: { kind: 'output', text: 'line\n', bytes: 5, ascii: false },
+        // The program's exit, a member of its session left (the sweep's survivor).
+        L: { kind: 'exit', exitCode: 143, signal: null, inferredSignal: 'SIGTERM', scriptStderr: '', lingering: one },
       });
       const s = new PtySession(info({ notifyOnExit: true, ...over }), spec, {
         reaper: new Reaper(),
@@ -406,14 +419,29 @@ describe('PtySession exit notice when its stream ends without an exit event', ()
         scheduler,
         spawn: (() => events) as unknown as typeof import('../../src/streams/pty-process.js').ptyProcess$,
       });
+      session = s;
       void s.start().catch(() => undefined);
       if (stopAt !== undefined) scheduler.schedule(() => void s.stop('kill').catch(() => undefined), stopAt);
       scheduler.flush();
     });
     // The sweep's report is awaited as a promise: let it settle.
     await new Promise((resolve) => setTimeout(resolve, 10));
-    return exits;
+    return { exits, s: session as PtySession };
   }
+
+  it('a kill whose sweep leaves a survivor, the program exiting after the report: one notice, naming it', async () => {
+    const { exits, s } = await endingSession('s-o 100ms L', '50ms (r|)', one, {}, 10);
+    expect(exits).toEqual(['lingering']);
+    expect(s.lingering.count).toBe(1);
+    expect(s.holdsProcesses).toBe(true);
+  });
+
+  it('a timeout, its stream failing, its sweep leaving a survivor: the survivor is recorded and the PTY kept', async () => {
+    const { exits, s } = await endingSession('s-o 1100ms #', '1500ms (r|)', one, { timeoutSeconds: 1 });
+    expect(exits).toEqual(['timeout']);
+    expect(s.lingering).toEqual(one);
+    expect(s.holdsProcesses).toBe(true);
+  });
 
   it('a timeout whose sweep empties the session, the stream then cut: one notice', async () => {
     expect(await ending('s-o', '(r|)', none, { timeoutSeconds: 1 })).toEqual(['timeout']);

@@ -39,13 +39,17 @@ const proc = (pid: number, ppid: number, sessionId: number, pgrp = pid): ProcSta
 });
 
 let kills: string[];
+/** What a signal does to the table, per test (one spy per test: a second spy on process.kill may outlive the file). */
+let onKill: (pid: number, signal: string | number | undefined) => void;
 
 beforeEach(() => {
   table.clear();
   childLookups.length = 0;
   kills = [];
+  onKill = () => undefined;
   jest.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
     kills.push(`${signal}:${pid}`);
+    onKill(pid, signal);
     return true;
   });
 });
@@ -74,11 +78,9 @@ describe('scriptTermination of a PTY whose leader was never reported', () => {
   it('finds the session under script while script runs, and sweeps it by its id', async () => {
     table.set(SCRIPT, proc(SCRIPT, 1, 1));
     table.set(SID, proc(SID, SCRIPT, SID));
-    jest.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
-      kills.push(`${signal}:${pid}`);
+    onKill = (pid, signal) => {
       if (signal === 'SIGTERM' && (pid === SID || pid === -SID)) table.delete(SID);
-      return true;
-    });
+    };
     const { terminate } = stoppedWhileStarting();
     const report = await firstValueFrom(terminate());
     expect(childLookups).toContain(SCRIPT);
@@ -105,11 +107,9 @@ describe('scriptTermination of a PTY whose leader was never reported', () => {
     // The argv channel's report arrives before close: the session has a name now, and its member is swept.
     state.sid = SID;
     table.set(SID, proc(SID, 1, SID));
-    jest.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
-      kills.push(`${signal}:${pid}`);
+    onKill = (pid, signal) => {
       if (signal === 'SIGTERM' && (pid === SID || pid === -SID)) table.delete(SID);
-      return true;
-    });
+    };
     const swept = await firstValueFrom(terminate());
     expect(kills).toContain(`SIGTERM:-${SID}`);
     expect(swept.survivors.count).toBe(0);
