@@ -249,8 +249,6 @@ export class PtySession implements EventHandler<PtyEvent> {
     const report = await termination;
     if (report === undefined || report.survivors.count === 0) {
       await this.ended;
-      // The teardown's sweep took over meanwhile (the one awaited had nothing to name): its outcome is the answer.
-      if (this.termination !== undefined && this.termination !== termination) return this.stop(reason);
       // Stopped while starting, no stream is left to say the session emptied: this sweep does.
       if (!this.running) this.lingering = NO_MEMBERS;
       // Ended without its exit event while this sweep ran (a failed stream): its notice waited for the outcome.
