@@ -132,7 +132,7 @@ export class LocalPty {
             reaper: this.reaper,
             close$: this.close$,
             ownerDeleted$: this.ownerDeleted$,
-            onExit: (s) => this.onExit(s),
+            onExit: (s) => this.notifications.exited(s),
             ...(this.options.spawn ? { spawn: this.options.spawn } : {}),
           },
         );
@@ -338,11 +338,6 @@ export class LocalPty {
     this.subscriptions.unsubscribe();
     this.notifications.close();
     this.ownerDeleted$.complete();
-  }
-
-  private onExit(session: PtySession): void {
-    if (this.closing || this.deletedOwners.has(session.info.owner)) return;
-    this.notifications.exited(session);
   }
 
   private gate(owner: string): void {

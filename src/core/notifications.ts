@@ -83,7 +83,8 @@ export class Notifications {
 
   /** A PTY has ended: its owner hears of it if it asked to (notifyOnExit). */
   exited(session: PtySession): void {
-    if (!session.info.notifyOnExit) return;
+    // Checked before the envelope is made: none is wanted for a muted owner (enqueue checks again, for matches).
+    if (!session.info.notifyOnExit || this.muted(session.info.owner)) return;
     const envelope = exitEnvelope(session);
     this.enqueue({ owner: session.info.owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
   }

@@ -251,8 +251,6 @@ export class PtySession implements EventHandler<PtyEvent> {
       await this.ended;
       // Stopped while starting, no stream is left to say the session emptied: this sweep does.
       if (!this.running) this.lingering = NO_MEMBERS;
-      // Ended without its exit event while this sweep ran (a failed stream): its notice waited for the outcome.
-      if (this.handle !== undefined) this.notifyExit();
       return { survivors: NO_MEMBERS };
     }
     this.lingering = report.survivors;
@@ -395,9 +393,8 @@ export class PtySession implements EventHandler<PtyEvent> {
     handlerSubscriberShapes.renew();
     // Ended without an exit event: never started, or the stream was cut or failed.
     if (this.running) this.markEnded();
-    // A PTY that ran and ended without its exit event (a failed scan of its session, a cut) is still an end its
-    // owner asked to hear of; notified at most once, as always.
-    // While a sweep runs (a stop's, a timeout's), the notice waits for its outcome; with none, it goes now.
+    // A PTY that ran and ended without its exit event (a failed scan of its session, a cut) is still an end its owner
+    // asked to hear of, at most once as always: after the outcome of a sweep that runs (a stop's, a timeout's).
     if (this.handle !== undefined) {
       const termination = this.termination;
       if (termination === undefined) this.notifyExit();

@@ -84,7 +84,8 @@ export interface SweepReport {
   readonly survivors: readonly ScannedMember[];
 }
 
-const isStopped = (state: string) => state === 'T' || state === 't';
+/** /proc's state letter of a stopped process (T by a signal, t by a tracer). */
+export const isStopped = (state: string): boolean => state === 'T' || state === 't';
 
 /**
  * Ends every process of a PTY's terminal session so that forking cannot outrun it.

@@ -86,8 +86,7 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
   const sweep$ = (): Observable<TerminationReport> =>
     defer(() => {
       const sid = sessionId();
-      // (terminate answers this case without a sweep; never by a pid that may be another process's.)
-      if (sid === null && reaped) return of(UNNAMEABLE);
+      // (Script reaped with no session ever seen never gets here: terminate answers it without a sweep.)
       if (sid === null) {
         // The command never reached its own session: nothing but script and its fresh child to end.
         for (const c of childrenOf(pid)) signalQuietly(c.pid, 'SIGKILL');
@@ -96,7 +95,7 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
         );
       }
       const groups = groupsOf(sid);
-      const sweeper = procSweeper(sid, scriptStart(), pid, groups);
+      const sweeper = procSweeper(sid, scriptStart(), pid);
       return sweepSession(sweeper, {
         knownGroups: [sid],
         groups,

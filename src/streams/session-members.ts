@@ -12,7 +12,7 @@ import {
 } from 'rxjs';
 import { readStat } from '../engine/procfs.js';
 import { SeenGroups } from '../operators/seen-groups.js';
-import type { ScannedMember } from '../operators/sweep-session.js';
+import { isStopped, type ScannedMember } from '../operators/sweep-session.js';
 import { sessionScanner } from './session-scanner.js';
 import { isMember, signalSessionGroup } from './session-signals.js';
 import { procStepTurns } from './step-turns.js';
@@ -30,9 +30,9 @@ export interface MemberProbe {
   /** Makes that record valid, reading in slices what it lacks: a scan right after reads only members and new pids. */
   warm(): Promise<void>;
   /**
-   * A scan made while the process groups of the latest scan (and the leader's) are stopped, then continued. A plain
-   * scan can miss a process that forks and exits faster than /proc is read; a stopped one cannot move. Used before
-   * saying "empty".
+   * A scan made while the PTY's remembered process groups (SeenGroups) are stopped, then continued, except those its
+   * own job control had stopped. A plain scan can miss a process that forks and exits faster than /proc is read; a
+   * stopped one cannot move. Used before saying "empty".
    */
   frozenScan(): readonly ScannedMember[];
 }
@@ -99,8 +99,6 @@ export async function trustedScanInSlices(probe: MemberProbe): Promise<readonly 
 function samePids(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((pid, i) => pid === b[i]);
 }
-
-const isStopped = (state: string) => state === 'T' || state === 't';
 
 /**
  * Members of `terminalSid` that started no earlier than `notBefore` (script's start: a pid-reuse guard). Notes the

@@ -1,27 +1,24 @@
-import type { SeenGroups } from '../operators/seen-groups.js';
-import type { SessionSweeper } from '../operators/sweep-session.js';
+import { isStopped, type SessionSweeper } from '../operators/sweep-session.js';
 import { readStat } from '../engine/procfs.js';
-import { procMemberProbe } from './session-members.js';
+import { sessionScanner } from './session-scanner.js';
 import { signalQuietly, signalSessionGroup } from './session-signals.js';
 import { procStepTurns } from './step-turns.js';
 
-/** The real signals for a sweep of `terminalSid`, whose `script` is `scriptPid`. */
-export function procSweeper(
-  terminalSid: number,
-  notBefore: number,
-  scriptPid: number,
-  groups?: SeenGroups,
-): SessionSweeper {
-  const probe = procMemberProbe(terminalSid, notBefore, groups);
+/**
+ * The real signals for a sweep of `terminalSid`, whose `script` is `scriptPid`. Its scans are the scanner's own: the
+ * sweep notes the groups they see (sweepSession's SeenGroups).
+ */
+export function procSweeper(terminalSid: number, notBefore: number, scriptPid: number): SessionSweeper {
+  const scanner = sessionScanner(terminalSid, notBefore);
   return {
-    warm: probe.warm,
+    warm: scanner.warm,
     turn: () => procStepTurns.next(),
-    scan: probe.scan,
+    scan: scanner.scan,
     signal: (pid, signal) => signalQuietly(pid, signal),
     signalGroup: (pgid, signal, seen) => signalSessionGroup(terminalSid, notBefore, pgid, signal, seen),
     resumeOutsiders: () => {
       const stat = readStat(scriptPid);
-      if (stat !== undefined && stat.startTime === notBefore && (stat.state === 'T' || stat.state === 't'))
+      if (stat !== undefined && stat.startTime === notBefore && isStopped(stat.state))
         signalQuietly(scriptPid, 'SIGCONT');
     },
   };
