@@ -59,8 +59,9 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
   const on = scheduler ? { scheduler } : {};
 
   const giveUp = (): Observable<TerminationReport> => {
-    // Reaped, script's pid may be another process's already.
-    if (!reaped) killScript();
+    // Reaped, script's pid may be another process's already: then it is not killed, and the report says so.
+    const scriptKilled = !reaped;
+    if (scriptKilled) killScript();
     const sid = terminalSid() ?? foundSid;
     const survivors =
       sid === null
@@ -70,7 +71,7 @@ export function scriptTermination(deps: ScriptTerminationDeps): () => Observable
               .scan()
               .map((m) => m.pid),
           );
-    return of({ termed: 0, escalated: true, scriptKilled: true, survivors });
+    return of({ termed: 0, escalated: true, scriptKilled, survivors });
   };
 
   // Once Node has reaped script, its pid may be another process's: nothing is looked up or signalled by it.

@@ -6,6 +6,8 @@ import { scriptTermination } from '../../src/streams/script-termination.js';
 /** The processes /proc shows: readStat, childrenOf and the session scanner read this table, kill acts on it. */
 const table = new Map<number, ProcStat>();
 const childLookups: number[] = [];
+/** Scans that fail before answering: the sweep then gives up (as when /proc cannot be read). */
+const failingScans = { left: 0 };
 
 jest.mock('../../src/engine/procfs.js', () => ({
   ...jest.requireActual('../../src/engine/procfs.js'),
@@ -18,10 +20,15 @@ jest.mock('../../src/engine/procfs.js', () => ({
 jest.mock('../../src/engine/script-missed-death.js', () => ({ missedLeaderDeath: () => undefined }));
 jest.mock('../../src/streams/session-scanner.js', () => ({
   sessionScanner: (sid: number, notBefore: number) => {
-    const scan = (): ScannedMember[] =>
-      [...table.values()]
+    const scan = (): ScannedMember[] => {
+      if (failingScans.left > 0) {
+        failingScans.left--;
+        throw new Error('/proc unreadable');
+      }
+      return [...table.values()]
         .filter((p) => p.sessionId === sid && p.state !== 'Z' && p.startTime >= notBefore)
         .map(({ pid, pgrp, state }) => ({ pid, pgrp, state }));
+    };
     return { scan, scanInSlices: async () => scan(), keepListed: () => undefined, warm: async () => undefined };
   },
 }));
@@ -45,6 +52,7 @@ let onKill: (pid: number, signal: string | number | undefined) => void;
 beforeEach(() => {
   table.clear();
   childLookups.length = 0;
+  failingScans.left = 0;
   kills = [];
   onKill = () => undefined;
   jest.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
@@ -114,5 +122,29 @@ describe('scriptTermination of a PTY whose leader was never reported', () => {
     expect(kills).toContain(`SIGTERM:-${SID}`);
     expect(swept.survivors.count).toBe(0);
     expect(state.emptied).toBe(1);
+  });
+
+  it('gives up on a sweep that fails without killing by the pid of a script already reaped, and says so', async () => {
+    const { terminate, exited$, state } = stoppedWhileStarting();
+    state.sid = SID;
+    exited$.next();
+    // script's pid now names another process, which must not be killed.
+    table.set(SCRIPT, proc(SCRIPT, 1, 9_999));
+    table.set(SID, proc(SID, 1, SID));
+    failingScans.left = 1;
+    const report = await firstValueFrom(terminate());
+    expect(report).toMatchObject({ escalated: true, scriptKilled: false });
+    expect(report.survivors.count).toBe(1);
+    expect(table.get(SCRIPT)?.sessionId).toBe(9_999);
+  });
+
+  it('gives up on a sweep that fails while script runs by killing script, and says so', async () => {
+    const { terminate, state } = stoppedWhileStarting();
+    state.sid = SID;
+    table.set(SCRIPT, proc(SCRIPT, 1, 1));
+    failingScans.left = 1;
+    const report = await firstValueFrom(terminate());
+    expect(report).toMatchObject({ escalated: true, scriptKilled: true });
+    expect(table.has(SCRIPT)).toBe(false);
   });
 });
