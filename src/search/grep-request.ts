@@ -1,6 +1,6 @@
 import { PtyError } from '../errors.js';
 import { MAX_PATTERN_CHARS } from '../limits.js';
-import { misreadEscape } from './grep-escapes.js';
+import { grepMisreading } from './grep-misreadings.js';
 
 export interface GrepRequest {
   /** The text searched, lines separated by `\n`; in parts, joined in order, none splitting a surrogate pair. */
@@ -22,8 +22,8 @@ export interface GrepMatch {
 
 /**
  * Refuses, before any process starts, what grep would misread: a NUL cannot pass through argv, grep -E
- * takes a newline as "or" between two patterns, which would silently widen the search, and an escape it does not
- * know (`\d`) as a plain letter (grep-escapes.ts).
+ * takes a newline as "or" between two patterns, which would silently widen the search, and the syntax of other
+ * dialects it reads its own way, such as `\d` (a plain "d") or `(?i)` (grep-misreadings.ts).
  */
 export function validateGrepRequest(request: GrepRequest): void {
   const { pattern, maxMatches } = request;
@@ -46,7 +46,7 @@ export function validateGrepRequest(request: GrepRequest): void {
         'Use a pattern for one line (alternatives as a|b).',
     );
   }
-  const misread = misreadEscape(pattern);
+  const misread = grepMisreading(pattern);
   if (misread !== undefined) {
     throw new PtyError(
       'invalid_input',

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
-import { misreadEscape } from '../../src/search/grep-escapes.js';
+import { grepMisreading } from '../../src/search/grep-misreadings.js';
 import { validateGrepRequest } from '../../src/search/grep-request.js';
 
 const GREP = '/usr/bin/grep';
-const SAMPLE = ['a1', 'd', 'ad', '12', '', 'x.y', 'a b', '\\d', 'da1', ']', 'a-', 'w_1'];
+const SAMPLE = ['a1', 'd', 'ad', '12', '', 'x.y', 'a b', '\\d', 'da1', ']', 'a-', 'w_1', 'A', '?i', '(a)'];
 
 /** The sample lines grep -E matches with `pattern`, or undefined when grep refuses the pattern itself. */
 function grepMatches(pattern: string): string[] | undefined {
@@ -24,7 +24,7 @@ function re2Matches(pattern: string): string[] | undefined {
   }
 }
 
-describe('misreadEscape', () => {
+describe('grepMisreading', () => {
   it.each([
     ['\\d+', /`\\d` is not an escape grep -E .* knows: it would match a plain "d"; write \[0-9\]/],
     ['^\\D', /write \[\^0-9\]/],
@@ -34,8 +34,21 @@ describe('misreadEscape', () => {
     ['[\\d.]+', /`\\d` inside \[\.\.\.\]: .* a backslash or "d"; .*0-9, as in \[0-9\.\]/],
     ['[a\\s]', /\[:space:\]/],
     ['[\\]]', /a \] goes first/],
+    ['(?i)error', /`\(\?i\)` is not grep -E .*set ignoreCase: true/],
+    ['(?:foo) bar', /`\(\?:` .*plain group \(\.\.\.\)/],
+    ['foo(?=bar)', /`\(\?=` .*look-around/],
+    ['(?<!a)b', /`\(\?<!` .*look-around/],
+    ['(?P<name>x)', /`\(\?P<name>` .*named groups/],
+    ['(?s).', /inline flags out/],
+    ['a+?', /`\+\?` is a lazy quantifier .* every line would match; write it without the "\?"/],
+    ['x*?y', /`\*\?`/],
+    ['x{2,}?', /`\}\?`/],
+    ['*a', /`\*` has nothing before it to repeat/],
+    ['a|+b', /`\+` has nothing before it/],
+    ['{,}a', /`\{,\}` has nothing before it/],
+    ['a{,2}', /`\{,2\}` has no lower bound: grep -E reads it as \{0,2\}/],
   ])('refuses %s, saying what to write instead', (pattern, reason) => {
-    expect(misreadEscape(pattern)).toMatch(reason);
+    expect(grepMisreading(pattern)).toMatch(reason);
   });
 
   it.each([
@@ -49,8 +62,17 @@ describe('misreadEscape', () => {
     '[a\\\\]',
     '[[:alpha:]\\\\]',
     'a\\',
+    'x?(y)',
+    '[(?]',
+    '\\(?i',
+    'a?b?',
+    'a\\+?',
+    '(a+)?',
+    '[+]?',
+    'a{0,2}',
+    '\\*a',
   ])('passes %s, which grep -E reads as written', (pattern) => {
-    expect(misreadEscape(pattern)).toBeUndefined();
+    expect(grepMisreading(pattern)).toBeUndefined();
   });
 
   it("refuses through the search's own check, before any process starts", () => {
@@ -60,22 +82,49 @@ describe('misreadEscape', () => {
   });
 
   it('every pattern it passes means to grep -E what it means to RE2, where both take it (grep and re2js as oracles)', () => {
-    const token = fc.constantFrom('a', 'd', '1', '.', '\\', '[', ']', '^', '-', '(', ')', '|', '*', '+', 'w', 's');
+    const token = fc.constantFrom(
+      ...[
+        'a',
+        'd',
+        '1',
+        '.',
+        '\\',
+        '[',
+        ']',
+        '^',
+        '-',
+        '(',
+        ')',
+        '|',
+        '*',
+        '+',
+        'w',
+        's',
+        '?',
+        'i',
+        ':',
+        '{',
+        '}',
+        ',',
+      ],
+    );
     fc.assert(
       fc.property(fc.array(token, { minLength: 1, maxLength: 7 }), (tokens) => {
         const pattern = tokens.join('');
-        if (misreadEscape(pattern) !== undefined) return;
+        if (grepMisreading(pattern) !== undefined) return;
         const re2 = re2Matches(pattern);
         const grep = grepMatches(pattern);
         if (re2 === undefined || grep === undefined) return;
         expect({ pattern, grep }).toEqual({ pattern, grep: re2 });
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
   });
 
-  it('the property can fail: without the check, \\d means something else to grep than to RE2', () => {
+  it('the property can fail: without the check, \\d and (?i) mean something else to grep than to RE2', () => {
     expect(grepMatches('\\d')).toEqual(['d', 'ad', '\\d', 'da1']);
     expect(re2Matches('\\d')).toEqual(['a1', '12', 'da1', 'w_1']);
+    expect(grepMatches('(?i)a')).toEqual([]);
+    expect(re2Matches('(?i)a')).toEqual(['a1', 'ad', 'a b', 'da1', 'a-', 'A', '(a)']);
   });
 });
