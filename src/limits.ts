@@ -260,10 +260,14 @@ export const MIN_QUIET_MS = 50;
 /** Lines of the output that arrived during a wait that its result carries (the newest); pty_read from the cursor gives the rest. */
 export const MAX_WAIT_OUTPUT_LINES = DEFAULT_READ_LIMIT;
 /**
- * The unfinished last line is matched again after every chunk (prompts end without a newline), so only its last
- * this many characters are: the cost per chunk stays bounded by the chunk, not by a line that never ends.
+ * The unfinished last line is matched whole after every chunk (prompts end without a newline) while it is at most this
+ * long. A longer one is matched whole only once as much output has come since its last test as the line is long (so
+ * the cost stays linear in the output, not in the line times its chunks), and once the output pauses
+ * (UNFINISHED_LINE_SETTLE_MS). Also how much of the unfinished line a call's mark keeps to tell it changed.
  */
 export const MAX_PARTIAL_MATCH_CHARS = 4_096;
+/** How long the output must pause before a long unfinished line not yet tested whole is (see MAX_PARTIAL_MATCH_CHARS). */
+export const UNFINISHED_LINE_SETTLE_MS = 20;
 /** Watch rules one PTY may carry. */
 export const MAX_WATCH_RULES = 4;
 /** At most one pty.match notification per PTY per this interval; matches in between are counted into the next. */

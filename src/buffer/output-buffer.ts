@@ -279,6 +279,11 @@ export class OutputBuffer {
     return this.hasPartial() ? this.renderer.partial() : '';
   }
 
+  /** Length of `partialLine()` without making it. */
+  get partialLength(): number {
+    return this.renderer.partialLength;
+  }
+
   /** Characters of raw output ever appended: the absolute raw offset of the end. */
   get totalRawChars(): number {
     return this.raw.total;

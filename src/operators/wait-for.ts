@@ -11,6 +11,7 @@ import {
 } from 'rxjs';
 import { match } from 'ts-pattern';
 import { ChunkSubscriber, throughSubscriber } from './chunk-subscriber.js';
+import { UNFINISHED_LINE_SETTLE_MS } from '../limits.js';
 import { QuietClock } from './quiet-clock.js';
 
 /** What a PTY tells its waiters: a chunk reached the buffer, the PTY is being stopped (and why), it exited. */
@@ -30,6 +31,9 @@ export type WaitOutcome<M> =
 export interface Scanner<M> {
   /** The first match in the output that arrived since the last call, if any. */
   scan(): M | undefined;
+  /** Some output was left for `settle`: it is called once no chunk has come for the settle interval. */
+  readonly unsettled?: boolean;
+  settle?(): M | undefined;
 }
 
 export interface WaitForOptions<M> {
@@ -79,11 +83,14 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
 class ActivityOutcomes<M> extends ChunkSubscriber<PtyActivity, WaitOutcome<M>> {
   private readonly clock: QuietClock | undefined;
 
+  /** Runs the scanner's `settle` once the output pauses (made when first needed). */
+  private settleClock: QuietClock | undefined;
+
   constructor(
     destination: Subscriber<WaitOutcome<M>>,
     private readonly scanner: Scanner<M> | undefined,
     quietMs: number | undefined,
-    scheduler: SchedulerLike | undefined,
+    private readonly scheduler: SchedulerLike | undefined,
   ) {
     super(destination);
     this.clock = quietMs === undefined ? undefined : new QuietClock(quietMs, this.quiet.bind(this), scheduler);
@@ -92,7 +99,13 @@ class ActivityOutcomes<M> extends ChunkSubscriber<PtyActivity, WaitOutcome<M>> {
   protected onValue(event: PtyActivity): void {
     const outcome = outcomeOf(event, this.scanner);
     if (outcome !== undefined) this.destination.next(outcome);
-    else if (event.kind === 'output') this.clock?.note();
+    else if (event.kind === 'output') {
+      this.clock?.note();
+      if (this.scanner?.unsettled === true) {
+        this.settleClock ??= new QuietClock(UNFINISHED_LINE_SETTLE_MS, this.settle.bind(this), this.scheduler);
+        this.settleClock.note();
+      }
+    }
   }
 
   protected override _complete(): void {
@@ -102,7 +115,13 @@ class ActivityOutcomes<M> extends ChunkSubscriber<PtyActivity, WaitOutcome<M>> {
 
   override unsubscribe(): void {
     this.clock?.stop();
+    this.settleClock?.stop();
     super.unsubscribe();
+  }
+
+  private settle(): void {
+    const found = this.scanner?.settle?.();
+    if (found !== undefined) this.destination.next({ reason: 'match', match: found });
   }
 
   private quiet(): void {

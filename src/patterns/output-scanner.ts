@@ -8,6 +8,10 @@ export interface ScannedLines {
   /** Finished lines from `lineNumber` on, each ended by `\n`, in parts of whole lines, with each part's first line. */
   completedPartsFrom(lineNumber: number): { parts: readonly OutputPart[]; firstLines: readonly number[] };
   partialLine(): string;
+  /** Length of `partialLine()` without making it. */
+  readonly partialLength: number;
+  /** Characters of raw output ever appended (a measure of how much came since a moment). */
+  readonly totalRawChars: number;
   partialTail(limit: number): string;
   /** `partialTail(limit)` as bytes when it is all ASCII and the line only appended to (valid until the next append). */
   partialTailAscii(limit: number): Uint8Array | undefined;
@@ -24,7 +28,7 @@ export interface OutputMatch {
 /** Where the output stood when a call began: its unfinished line's number and the end of its text. */
 export interface OutputMark {
   readonly line: number;
-  /** The last MAX_PARTIAL_MATCH_CHARS characters of the unfinished line: all a scan of it ever looks at. */
+  /** The last MAX_PARTIAL_MATCH_CHARS characters of the unfinished line: what tells whether it changed since. */
   readonly partialTail: string;
 }
 
@@ -47,17 +51,25 @@ export function lineNumbers(text: string, firstLine: number, starts: readonly nu
 /**
  * Finds `pattern` in the output that arrived after `mark`, one `scan` per chunk. Each scan tests only the lines
  * completed since the previous one (each finished line is tested once, one engine pass per part of the text as
- * the buffer keeps it, never copied into one string) plus the unfinished line's last MAX_PARTIAL_MATCH_CHARS
- * characters, so a scan costs about the new text. The unfinished line is only tested once its tested end differs
- * from the mark's: a prompt that was already on screen when the call began (`>>> ` before the write) must not end
- * the wait at once. A line completed after the mark counts even if it began before it (its end is new output).
- * Lines dropped by a flood before they were scanned are skipped.
+ * the buffer keeps it, never copied into one string) plus the unfinished line, so a scan costs about the new text.
+ * The unfinished line is tested whole, as a finished one would be (`^` at its real start, a match anywhere in it):
+ * after every chunk while it is at most MAX_PARTIAL_MATCH_CHARS long; a longer one (a JSON reply with no newline, a
+ * progress line) only once as much output has come since its last test as it is long, and by `settle` once the
+ * output pauses, so a flood with no line feed costs each of its characters about once, not once per chunk. The
+ * unfinished line is only tested once it differs from the mark's: a prompt that was already on screen when the call
+ * began (`>>> ` before the write) must not end the wait at once. A line completed after the mark counts even if it
+ * began before it (its end is new output). Lines dropped by a flood before they were scanned are skipped.
  *
  * A class, not a closure made per wait: it runs after every chunk, and JavaScriptCore drops the compiled code of a
  * closure none of which is alive any more (see tapHandler).
  */
 export class OutputScanner {
   private next: number;
+  /** The long unfinished line last tested whole (its number), and `totalRawChars` then. */
+  private wholeLine = 0;
+  private wholeAt = 0;
+  /** A long unfinished line changed after its last test: `settle` tests it. */
+  private untested = false;
 
   constructor(
     private readonly lines: ScannedLines,
@@ -69,7 +81,7 @@ export class OutputScanner {
 
   /** The first match in the output that arrived since the last scan (or the mark), if any. */
   scan(): OutputMatch | undefined {
-    const { lines, pattern, mark } = this;
+    const { lines, pattern } = this;
     const completed = lines.completedLines;
     if (completed >= this.next) {
       const { parts, firstLines } = lines.completedPartsFrom(this.next);
@@ -89,14 +101,41 @@ export class OutputScanner {
         };
       }
     }
-    // The unfinished line is tested after every chunk: an ASCII one without the pattern's required literal is ruled
-    // out from its bytes, its text never made (a flood with no line feed made 4 KiB of it per chunk).
+    return this.scanUnfinished(false);
+  }
+
+  /** A long unfinished line changed after it was last tested whole: `settle` should run once the output pauses. */
+  get unsettled(): boolean {
+    return this.untested;
+  }
+
+  /** The output paused: the long unfinished line is tested whole if it changed since it last was. */
+  settle(): OutputMatch | undefined {
+    return this.untested ? this.scanUnfinished(true) : undefined;
+  }
+
+  private scanUnfinished(settling: boolean): OutputMatch | undefined {
+    const { lines, pattern, mark } = this;
+    this.untested = false;
+    const length = lines.partialLength;
+    if (length === 0) return undefined;
+    const line = lines.completedLines + 1;
+    if (length > MAX_PARTIAL_MATCH_CHARS) {
+      if (!settling && line === this.wholeLine && lines.totalRawChars - this.wholeAt < length) {
+        this.untested = true;
+        return undefined;
+      }
+      this.wholeLine = line;
+      this.wholeAt = lines.totalRawChars;
+    }
+    // An ASCII line without the pattern's required literal is ruled out from its bytes, its text never made (a flood
+    // with no line feed makes a long one).
     if (pattern.rulesOutAscii) {
-      const bytes = lines.partialTailAscii(MAX_PARTIAL_MATCH_CHARS);
+      const bytes = lines.partialTailAscii(length);
       if (bytes !== undefined && !pattern.mayMatchAscii(bytes)) return undefined;
     }
-    const tail = lines.partialTail(MAX_PARTIAL_MATCH_CHARS);
-    if (tail === '' || (completed + 1 === mark.line && tail === mark.partialTail)) return undefined;
-    return pattern.test(tail) ? { line: completed + 1, text: lines.partialLine(), unfinished: true } : undefined;
+    if (line === mark.line && lines.partialTail(MAX_PARTIAL_MATCH_CHARS) === mark.partialTail) return undefined;
+    const text = lines.partialLine();
+    return pattern.test(text) ? { line, text, unfinished: true } : undefined;
   }
 }

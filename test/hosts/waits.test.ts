@@ -86,6 +86,30 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     expect(texts(rest.lines)).toEqual(['done']);
   });
 
+  it('matches anywhere in a long unfinished line (a JSON reply with no newline), however it came in chunks', async () => {
+    const s = new Session(ctx.host, 'ses_wait_long_line');
+    // The status is at the start of a line far longer than the part of it a chunk's scan looked at before.
+    const spawned = await s.spawn({
+      command: 'python3',
+      args: [
+        '-c',
+        'import sys, time; w = lambda s: (sys.stdout.write(s), sys.stdout.flush()); w(\'{"status": "ok", "data": "\' + \'x\' * 20000); time.sleep(1); w(\'x\' * 100); time.sleep(30)',
+      ],
+      description: 'long reply',
+      wait: { pattern: '"status": "ok"', timeoutMs: 10_000 },
+    });
+    expect(spawned).toMatchObject({ reason: 'match', match: { line: 1, unfinished: true } });
+    expect(spawned.match?.text).toMatch(/^\{"status": "ok"/);
+    // The line grows during this wait; ^ is still its own start, not the start of its newest part.
+    const anchored = ok(
+      await s.call('pty_read', { id: spawned.id, wait: { pattern: '^x', timeoutMs: 2_500 } }),
+      WaitedRead,
+    );
+    expect(anchored.reason).toBe('timeout');
+    expect((await s.read(spawned.id, { tail: true, limit: 1 })).lines[0]?.text).toMatch(/x{100}$/);
+    await s.call('pty_kill', { id: spawned.id });
+  });
+
   it('steps through pdb, each command with its (Pdb) prompt in one call', async () => {
     const s = new Session(ctx.host, 'ses_wait_pdb');
     const script = join(ctx.host.projectDir, 'steps.py');

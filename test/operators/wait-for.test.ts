@@ -1,5 +1,6 @@
 import { map, type Observable, tap } from 'rxjs';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import { MAX_PARTIAL_MATCH_CHARS, UNFINISHED_LINE_SETTLE_MS } from '../../src/limits.js';
 import { waitFor, type PtyActivity, type WaitForOptions } from '../../src/operators/wait-for.js';
 import { compileLinearPattern } from '../../src/patterns/linear-pattern.js';
 import { markOf, OutputScanner, type OutputMatch } from '../../src/patterns/output-scanner.js';
@@ -221,6 +222,22 @@ describe('waitFor', () => {
       ).toBe('---');
       expectSubscriptions(source.subscriptions).toBe('^--!');
       expectSubscriptions(abort.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('tests a long unfinished line left untested by a chunk once the output pauses, and lets go of its timer', () => {
+    testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const buffer = new OutputBuffer();
+      // The first chunk is tested whole (a new long line); the second, small beside the line, is left to the pause;
+      // the third comes within the pause and starts it again.
+      const long = 'x'.repeat(MAX_PARTIAL_MATCH_CHARS + 1_000);
+      const source = hot('--a--b--c', { a: long, b: 'DONE', c: '.' });
+      const out = source.pipe(feeding(buffer), waiting(buffer, 'DONE', { timeoutMs: 1_000 }));
+      const settled = 8 + UNFINISHED_LINE_SETTLE_MS;
+      expectObservable(out).toBe(`${settled}ms (m|)`, {
+        m: { reason: 'match', match: { line: 1, text: `${long}DONE.`, unfinished: true } },
+      });
+      expectSubscriptions(source.subscriptions).toBe(`^ ${settled - 1}ms !`);
     });
   });
 });

@@ -3,6 +3,7 @@ import { isAscii } from 'node:buffer';
 import { LineCells } from '../../src/buffer/line-cells.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { compileLinearPattern } from '../../src/patterns/linear-pattern.js';
+import { MAX_PARTIAL_MATCH_CHARS } from '../../src/limits.js';
 import { markOf, OutputScanner } from '../../src/patterns/output-scanner.js';
 
 /**
@@ -109,5 +110,77 @@ describe('OutputScanner', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  describe('an unfinished line longer than MAX_PARTIAL_MATCH_CHARS (single-line JSON, a progress line)', () => {
+    const LONG = MAX_PARTIAL_MATCH_CHARS + 1_000;
+
+    it.each([
+      ['whose match is at its start, all of it in one chunk', ['STATUS OK ' + 'x'.repeat(LONG)], 'STATUS OK', true],
+      [
+        'as a finished line is: ^ is its real start, not where a window of it begins',
+        ['Z' + 'a'.repeat(LONG)],
+        '^a',
+        false,
+      ],
+      [
+        'spanning the whole line, begun before its last chunks',
+        ['START' + 'a'.repeat(LONG), 'a'.repeat(3_000) + 'END'],
+        '^START.*END$',
+        true,
+      ],
+    ])('is tested whole: %s', (_, chunks, source, matches) => {
+      const buffer = new OutputBuffer();
+      const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', source), markOf(buffer));
+      let found: ReturnType<OutputScanner['scan']>;
+      for (const chunk of chunks) {
+        feed(buffer, chunk);
+        found = scanner.scan() ?? scanner.settle();
+      }
+      expect(found !== undefined).toBe(matches);
+      if (matches) expect(found).toEqual({ line: 1, text: buffer.partialLine(), unfinished: true });
+    });
+
+    it('is tested whole only once as much output came as it is long, and by settle once the output pauses', () => {
+      const buffer = new OutputBuffer();
+      const pattern = compileLinearPattern('wait.pattern', '^[0-9]');
+      const scanner = new OutputScanner(buffer, pattern, markOf(buffer));
+      const tested: number[] = [];
+      const test = jest.spyOn(pattern, 'test').mockImplementation((text) => {
+        tested.push(text.length);
+        return false;
+      });
+      // 60 chunks of 4,000 characters: a line of 240,000 characters, tested at about each doubling.
+      for (let n = 0; n < 60; n++) {
+        feed(buffer, 'y'.repeat(4_000));
+        expect(scanner.scan()).toBeUndefined();
+      }
+      const testedChars = tested.reduce((sum, length) => sum + length, 0);
+      expect(testedChars).toBeLessThan(2 * 240_000 + 8 * MAX_PARTIAL_MATCH_CHARS);
+      expect(tested.length).toBeLessThan(16);
+      // The last chunks came after the last whole test: settle tests the line as it is now, once.
+      expect(scanner.unsettled).toBe(true);
+      expect(scanner.settle()).toBeUndefined();
+      expect(tested.at(-1)).toBe(240_000);
+      expect(scanner.unsettled).toBe(false);
+      expect(scanner.settle()).toBeUndefined();
+      expect(test).toHaveBeenCalledTimes(tested.length);
+      // The pattern would match the line now: a scan with little new output leaves it to settle, which finds it.
+      test.mockImplementation(() => true);
+      feed(buffer, 'z');
+      expect(scanner.scan()).toBeUndefined();
+      expect(scanner.settle()).toMatchObject({ line: 1, unfinished: true });
+    });
+
+    it('is not taken for new output while it is as it was when the call began', () => {
+      const buffer = new OutputBuffer();
+      feed(buffer, `ready> ${'x'.repeat(LONG)}`);
+      const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', 'ready>'), markOf(buffer));
+      expect(scanner.scan()).toBeUndefined();
+      expect(scanner.settle()).toBeUndefined();
+      feed(buffer, '!');
+      expect(scanner.scan()).toBeUndefined();
+      expect(scanner.settle()).toMatchObject({ line: 1, unfinished: true });
+    });
   });
 });
