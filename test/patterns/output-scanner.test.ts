@@ -116,16 +116,16 @@ describe('OutputScanner', () => {
     const LONG = MAX_PARTIAL_MATCH_CHARS + 1_000;
 
     it.each([
-      ['whose match is at its start, all of it in one chunk', ['STATUS OK ' + 'x'.repeat(LONG)], 'STATUS OK', true],
+      ['whose match is at its start, all of it in one chunk', [`STATUS OK ${'x'.repeat(LONG)}`], 'STATUS OK', true],
       [
         'as a finished line is: ^ is its real start, not where a window of it begins',
-        ['Z' + 'a'.repeat(LONG)],
+        [`Z${'a'.repeat(LONG)}`],
         '^a',
         false,
       ],
       [
         'spanning the whole line, begun before its last chunks',
-        ['START' + 'a'.repeat(LONG), 'a'.repeat(3_000) + 'END'],
+        [`START${'a'.repeat(LONG)}`, `${'a'.repeat(3_000)}END`],
         '^START.*END$',
         true,
       ],
