@@ -65,7 +65,7 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
   try {
     compiled = RE2JS.compile(source, (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.MULTILINE);
   } catch (err) {
-    const reason = err instanceof RE2JSException ? err.message : String(err);
+    const reason = withoutFlagPrefix(err instanceof RE2JSException ? err.message : String(err), ignoreCase);
     throw new PtyError(
       'invalid_input',
       `${field}: not a valid ${LINEAR_PATTERN_SYNTAX} pattern: ${reason}. Nothing was done.`,
@@ -90,6 +90,14 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
   };
   keepSpecimen(pattern);
   return pattern;
+}
+
+/**
+ * re2js writes the flags it was given into the expression it parses (`(?m)(?i)`) and quotes that in its errors: a
+ * model should see its own pattern there, not a prefix it never wrote.
+ */
+function withoutFlagPrefix(reason: string, ignoreCase: boolean): string {
+  return reason.replace(`\`(?m)${ignoreCase ? '(?i)' : ''}`, '`');
 }
 
 /**

@@ -40,8 +40,11 @@ describe('compileLinearPattern', () => {
 
   it("refuses an invalid pattern with RE2's reason, naming the field", () => {
     expect(() => compileLinearPattern('wait.pattern', '(unclosed')).toThrow(
-      /wait\.pattern: not a valid RE2 syntax .*missing closing \)/,
+      /wait\.pattern: not a valid RE2 syntax .*missing closing \): `\(unclosed`\. Nothing was done\.$/,
     );
+    // The flags re2js was given are not shown as if they were part of the pattern; the model's own are.
+    expect(() => compileLinearPattern('wait.pattern', '(', true)).toThrow(/missing closing \): `\(`\./);
+    expect(() => compileLinearPattern('wait.pattern', '(?m)(?i)(', true)).toThrow(/`\(\?m\)\(\?i\)\(`/);
     // Backreferences and lookaround are what RE2 leaves out to stay linear: refused, not silently misread.
     expect(() => compileLinearPattern('watch[0].pattern', String.raw`(a)\1`)).toThrow(
       /watch\[0\]\.pattern: not a valid RE2/,
