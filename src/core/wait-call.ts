@@ -1,6 +1,17 @@
-import { defer, fromEvent, NEVER, of, type SchedulerLike, type Subscription } from 'rxjs';
+import {
+  defer,
+  filter,
+  firstValueFrom,
+  fromEvent,
+  merge,
+  NEVER,
+  of,
+  type SchedulerLike,
+  type Subscription,
+  timer,
+} from 'rxjs';
 import { PtyError } from '../errors.js';
-import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_OUTPUT_LINES } from '../limits.js';
+import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_OUTPUT_LINES, TERMINATE_TIMEOUT_MS } from '../limits.js';
 import { waitFor, type WaitOutcome } from '../operators/wait-for.js';
 import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pattern.js';
 import { markOf, OutputScanner, type OutputMark, type OutputMatch } from '../patterns/output-scanner.js';
@@ -71,6 +82,8 @@ export function startWait(
       )
       .subscribe({ next: resolve, error: reject });
   }).then(async (outcome) => {
+    // Killed: the answer waits for the program's end, so that it says how it ended (status, exit code) as pty_kill does.
+    if (outcome.reason === 'killed') await endOf(session, TERMINATE_TIMEOUT_MS, options.scheduler);
     const report = waitResult(
       session,
       mark,
@@ -83,6 +96,13 @@ export function startWait(
     return screen === undefined ? report : { ...report, screen, screenNote: ALTERNATE_NOTE };
   });
   return { done, cancel: () => subscription?.unsubscribe() };
+}
+
+/** Settles once the PTY's program has ended (its status final), or after `boundMs`, whichever comes first. */
+function endOf(session: PtySession, boundMs: number, scheduler?: SchedulerLike): Promise<unknown> {
+  if (session.status !== 'running' && session.status !== 'starting') return Promise.resolve();
+  const ended$ = session.activity$.pipe(filter((activity) => activity.kind === 'exit'));
+  return firstValueFrom(merge(ended$, timer(boundMs, scheduler)), { defaultValue: undefined });
 }
 
 /**

@@ -266,7 +266,8 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     await sleep(200);
     const started = Date.now();
     await s.kill(id);
-    expect(ok(await killedWait, WaitedRead)).toMatchObject({ reason: 'killed' });
+    // It says how the program ended, as pty_kill and pty_list do (cat ends at TERM).
+    expect(ok(await killedWait, WaitedRead)).toMatchObject({ reason: 'killed', status: 'killed', exitCode: 143 });
     expect(Date.now() - started).toBeLessThan(5_000);
 
     const d = new Session(ctx.host, 'ses_wait_deleted');
