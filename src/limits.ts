@@ -170,6 +170,12 @@ export const MAX_MEMBER_COMMAND_CHARS = 200;
  */
 export const SCAN_CACHE_MAX_AGE_MS = 1_000;
 /**
+ * Pids made while one session scan ran that it reads after its listing of /proc (src/streams/session-scanner.ts): a
+ * worm that moves each child into a new process group is seen, and stopped, however fast it forks. A machine that
+ * makes more processes than this during one scan leaves the scan untrusted to say the session is empty.
+ */
+export const MAX_CHASED_PIDS = 2_048;
+/**
  * Stat files a session scan spread over event-loop turns reads per turn (src/streams/session-scanner.ts): about
  * 1–3 ms of the host's loop at a time, however many processes the machine runs.
  */

@@ -33,6 +33,47 @@ export function parseStat(pid: number, content: string): ProcStat | undefined {
   return { pid, state, ppid: at(4), pgrp: at(5), sessionId: at(6), ttyNr: at(7), startTime: at(22) };
 }
 
+/**
+ * The pid the kernel handed out last in this pid namespace (the last field of /proc/loadavg), or undefined when it
+ * cannot be read. Pids are handed out in turn, wrapping at `pidMax()`: every process made after a reading has a pid
+ * after it, so a scan can find what was made while it ran (see session-scanner.ts).
+ */
+export function lastPid(): number | undefined {
+  try {
+    const loadavg = readFileSync('/proc/loadavg', 'latin1');
+    const last = Number(loadavg.slice(loadavg.lastIndexOf(' ') + 1));
+    return Number.isSafeInteger(last) && last > 0 ? last : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let knownPidMax: number | undefined;
+
+/** The pid after which the kernel wraps (/proc/sys/kernel/pid_max, read once); Linux's default where unreadable. */
+export function pidMax(): number {
+  if (knownPidMax === undefined) {
+    try {
+      knownPidMax = Number(readFileSync('/proc/sys/kernel/pid_max', 'latin1'));
+    } catch {
+      knownPidMax = Number.NaN;
+    }
+    if (!Number.isSafeInteger(knownPidMax) || knownPidMax < 2) knownPidMax = LINUX_DEFAULT_PID_MAX;
+  }
+  return knownPidMax;
+}
+
+const LINUX_DEFAULT_PID_MAX = 32_768;
+
+/**
+ * Whether `pid` is a process and not one of a process's other threads: a thread's id comes from the same counter,
+ * and /proc/TID/stat reads as if it were a process (it is not listed, but it can be read).
+ */
+export function isProcess(pid: number): boolean {
+  const status = readProcFile(pid, 'status');
+  return status !== undefined && Number(/^Tgid:\s*(\d+)/m.exec(status)?.[1]) === pid;
+}
+
 /** undefined when the process is gone (ENOENT/ESRCH are the expected race, nothing else is swallowed). */
 export function readStat(pid: number): ProcStat | undefined {
   const content = readProcFile(pid, 'stat');

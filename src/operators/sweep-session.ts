@@ -37,8 +37,16 @@ export interface SessionSweeper {
    * the host a turn of its own for each step (StepTurns), so sweeps started together never hold the loop together.
    */
   turn?(): Promise<void>;
-  /** Every live member of the terminal session now (a full scan). */
-  scan(): readonly ScannedMember[];
+  /**
+   * Every live member of the terminal session now (a full scan). `freezing`: a member made while the scan ran is
+   * stopped (SIGSTOP, it and its group) as soon as the scan reads it, before it can fork again.
+   */
+  scan(freezing?: boolean): readonly ScannedMember[];
+  /**
+   * Whether the latest scan saw every process made while it ran; false only on a machine that made too many
+   * meanwhile. Only a complete scan that found no member ends a sweep. Default: every scan is.
+   */
+  complete?(): boolean;
   /** Signals one process; one already gone is not an error. */
   signal(pid: number, signal: SweepSignal): void;
   /**
@@ -119,11 +127,13 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
   return defer(() => {
     // The known groups and every group a scan of this sweep saw a member in (see SeenGroups).
     const groups = options.groups ?? new SeenGroups(options.knownGroups);
-    const scan = () => {
-      const members = sweeper.scan();
+    const scan = (freezing = false) => {
+      const members = sweeper.scan(freezing);
       groups.note(members);
       return members;
     };
+    /** No member, and the scan saw everything made while it ran (SessionSweeper.complete). */
+    const empty = (members: readonly ScannedMember[]) => members.length === 0 && (sweeper.complete?.() ?? true);
     /** Signals the groups; returns the ones sent. */
     const signalGroups = (signal: SweepSignal): Set<number> =>
       groups.signal((pgrp, seen) => sweeper.signalGroup(pgrp, signal, seen));
@@ -133,7 +143,7 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
      */
     const frozenScan = () => {
       signalGroups('SIGSTOP');
-      const members = scan();
+      const members = scan(true);
       signalGroups('SIGCONT');
       sweeper.resumeOutsiders();
       return members;
@@ -143,7 +153,7 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
      * turn held the loop twice as long. Whatever acts on the members found does so in the turn that found them.
      */
     const scanConfirmed = (): Observable<readonly ScannedMember[]> =>
-      step(scan).pipe(concatMap((members) => (members.length > 0 ? of(members) : step(frozenScan))));
+      step(() => scan()).pipe(concatMap((members) => (members.length > 0 ? of(members) : step(frozenScan))));
     const termed = new Set<number>();
     const terminate = (members: readonly ScannedMember[]) => {
       signalGroups('SIGTERM');
@@ -166,7 +176,7 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
       exhaustMap(scanConfirmed),
       filter((members) => {
         if (members.length > 0) terminate(members);
-        return members.length === 0;
+        return empty(members);
       }),
       take(1),
       map(() => done(false, [])),
@@ -176,16 +186,17 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
         step(() => {
           // Frozen first, so that this scan is one to trust.
           const stopped = signalGroups('SIGSTOP');
-          return { members: scan(), stopped };
+          return { members: scan(true), stopped };
         }),
       ),
       map(({ members, stopped }) => {
-        if (members.length > 0) freezeAndKill(sweeper, members, stopped, scan, signalGroups, maxFreezeScans);
+        if (members.length > 0)
+          freezeAndKill(sweeper, members, stopped, () => scan(true), signalGroups, maxFreezeScans);
         return members;
       }),
       filter((members) => {
         sweeper.resumeOutsiders();
-        return members.length === 0;
+        return empty(members);
       }),
       take(1),
       map(() => done(true, [])),
@@ -196,7 +207,7 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
     );
     return scanConfirmed().pipe(
       concatMap((first) => {
-        if (first.length === 0) return of<SweepReport>({ termed: 0, escalated: false, survivors: [] });
+        if (empty(first)) return of<SweepReport>({ termed: 0, escalated: false, survivors: [] });
         terminate(first);
         return swept$;
       }),

@@ -4,8 +4,8 @@
  * turns where a scan need not see one instant).
  */
 import { readdirSync } from 'node:fs';
-import { type ProcStat, readStat } from '../engine/procfs.js';
-import { SCAN_CACHE_MAX_AGE_MS, SCAN_SLICE_PROCESSES } from '../limits.js';
+import { isProcess, lastPid, pidMax, type ProcStat, readStat } from '../engine/procfs.js';
+import { MAX_CHASED_PIDS, SCAN_CACHE_MAX_AGE_MS, SCAN_SLICE_PROCESSES } from '../limits.js';
 import type { ScannedMember } from '../operators/sweep-session.js';
 import { procStepTurns } from './step-turns.js';
 
@@ -14,13 +14,28 @@ export interface ProcSource {
   /** The names in /proc (pids, and other entries, which are skipped). */
   list(): readonly string[];
   read(pid: number): ProcStat | undefined;
+  /** The pid handed out last (see procfs lastPid); a source without it makes scans that chase nothing. */
+  lastPid?(): number | undefined;
+  /** Where pids wrap (procfs pidMax). */
+  pidMax?(): number;
+  /** Whether a pid is a process, not another thread of one (procfs isProcess). */
+  isProcess?(pid: number): boolean;
 }
 
-const LIVE_PROC: ProcSource = { list: () => readdirSync('/proc'), read: readStat };
+const LIVE_PROC: ProcSource = { list: () => readdirSync('/proc'), read: readStat, lastPid, pidMax, isProcess };
 
 export interface SessionScanner {
-  /** Every live member now, in one go. */
-  scan(): readonly ScannedMember[];
+  /**
+   * Every live member now, in one go: those the listing of /proc showed, and those made while the scan ran (read
+   * after it, pid by pid: see chase). `onChased` is called for each of the latter as soon as it is read, so that a
+   * sweep can stop a forking member before it forks again.
+   */
+  scan(onChased?: (member: ScannedMember) => void): readonly ScannedMember[];
+  /**
+   * Whether the latest scan read every pid made while it ran (false when more than MAX_CHASED_PIDS were): only then
+   * may a scan that found no member be taken to mean the session is empty.
+   */
+  complete(): boolean;
   /**
    * The same scan, spread over event-loop turns: at most SCAN_SLICE_PROCESSES stat reads per turn. A full scan
    * of a machine with a thousand processes held the host's loop for 35–50 ms in one piece (the scan at every PTY's
@@ -110,8 +125,11 @@ export function sessionScanner(
   source: ProcSource = LIVE_PROC,
   listed: ListedSessions = HOST_LISTED_SESSIONS,
 ): SessionScanner {
+  let lastComplete = true;
   /** One scan, pausing (a `yield`) after every SCAN_SLICE_PROCESSES stat reads; the caller decides whether to wait. */
-  function* steps(): Generator<void, ScannedMember[]> {
+  function* steps(onChased?: (member: ScannedMember) => void): Generator<void, ScannedMember[]> {
+    // Read before the listing: a process made after it has a later pid, and the chase reads those.
+    const chaseFrom = source.lastPid?.();
     const at = now();
     const known = listed.snapshot(at);
     const sessions = new Map<number, number>();
@@ -137,13 +155,48 @@ export function sessionScanner(
         members.push({ pid, pgrp: stat.pgrp, state: stat.state });
     }
     listed.record(at, sessions);
+    lastComplete = chaseFrom === undefined || chase(chaseFrom, members, onChased);
     return members;
+  }
+
+  /**
+   * Reads the pids handed out since `from`, up to the newest, again until no new one comes: a process the listing
+   * could not show (made after it, or the child of a listed one that exited before its stat was read) has one of
+   * them. A member found is added and handed to `onChased` at once: a worm that forks and exits every millisecond,
+   * each child in a process group of its own, is found at its newest generation (a scan lists /proc for several
+   * milliseconds). False when more than MAX_CHASED_PIDS were made meanwhile.
+   */
+  function chase(from: number, members: ScannedMember[], onChased?: (member: ScannedMember) => void): boolean {
+    const seen = new Set(members.map((m) => m.pid));
+    const wrapAt = source.pidMax?.() ?? Number.MAX_SAFE_INTEGER;
+    let cursor = from;
+    for (let chased = 0; ; ) {
+      const last = source.lastPid?.();
+      if (last === undefined) return false;
+      if (last === cursor) return true;
+      // Pids wrap past pid_max to the lowest free one: the newest may be below where the chase stands.
+      for (let pid = cursor; pid !== last; ) {
+        pid = pid >= wrapAt - 1 ? 1 : pid + 1;
+        if (++chased > MAX_CHASED_PIDS) return false;
+        if (seen.has(pid)) continue;
+        const stat = source.read(pid);
+        if (stat === undefined || stat.sessionId !== terminalSid || stat.startTime < notBefore || stat.state === 'Z')
+          continue;
+        if (source.isProcess !== undefined && !source.isProcess(pid)) continue;
+        seen.add(pid);
+        const member = { pid, pgrp: stat.pgrp, state: stat.state };
+        members.push(member);
+        onChased?.(member);
+      }
+      cursor = last;
+    }
   }
   return {
     keepListed: () => listed.relist(now(), source.list()),
     warm: () => listed.warm(now, source),
-    scan: () => {
-      const scan = steps();
+    complete: () => lastComplete,
+    scan: (onChased) => {
+      const scan = steps(onChased);
       for (;;) {
         const step = scan.next();
         if (step.done) return step.value;

@@ -6,7 +6,13 @@ import { Subject } from 'rxjs';
 import { PtyError } from '../../src/errors.js';
 import { createV1Plugin, type V1Client } from '../../src/hosts/opencode-v1.js';
 import { allProcesses, readStat } from '../../src/engine/procfs.js';
-import { MAX_ARG_BYTES, MAX_TOTAL_ARG_BYTES, SCRIPT_EXIT_BACKSTOP_MS, TERMINATE_GRACE_MS } from '../../src/limits.js';
+import {
+  MAX_ARG_BYTES,
+  MAX_TOTAL_ARG_BYTES,
+  SCRIPT_EXIT_BACKSTOP_MS,
+  TERMINATE_GRACE_MS,
+  TERMINATE_TIMEOUT_MS,
+} from '../../src/limits.js';
 import { ptyProcess$ } from '../../src/streams/pty-process.js';
 import { Reaper } from '../../src/engine/reaper.js';
 import { setupV2 } from '../../src/hosts/opencode-v2.js';
@@ -205,6 +211,45 @@ describe('issue 10 findings, with real processes', () => {
       // The freeze KILLs on its first tick and confirms on the next (measured ~60 ms after the grace on an idle
       // machine); the slack covers a host with a load average of ~19 on 2 cores, where one /proc scan took 25-90 ms.
       expect(took).toBeLessThan(TERMINATE_GRACE_MS + WORM_SLACK_MS);
+    },
+  );
+
+  it.each([1, 3])(
+    '3c. a worm at %i ms a generation that puts each child in a process group of its own is ended too, and nothing resurfaces',
+    async (periodMs) => {
+      const s = new Session(ctx.host, `ses_group_worm_${periodMs}`);
+      // No group the sweep stops holds the newest generation, which a listing of /proc (several ms) rarely shows.
+      const heartbeat = join(ctx.host.projectDir, `group-worm-${periodMs}.beat`);
+      const worm = [
+        'import os, signal, time',
+        'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
+        'signal.signal(signal.SIGHUP, signal.SIG_IGN)',
+        `beat = os.open(${JSON.stringify(heartbeat)}, os.O_WRONLY | os.O_CREAT | os.O_APPEND)`,
+        'print("ready", flush=True)',
+        // A deadline of its own: should the sweep miss it, it must not outlive the test run by long.
+        'deadline = time.time() + 30',
+        'while time.time() < deadline:',
+        `    time.sleep(${periodMs / 1000})`,
+        '    if os.fork() > 0:',
+        '        os._exit(0)',
+        '    os.setpgrp()',
+        '    os.write(beat, b".")',
+      ].join('\n');
+      const pty = await s.spawn({ command: 'python3', args: ['-c', worm], description: `group worm ${periodMs}` });
+      const sid = track(sidOf(pty));
+      const beats = () => (existsSync(heartbeat) ? statSync(heartbeat).size : 0);
+      await waitFor(() => beats() > 5 || undefined, 'the worm to breed');
+      const t0 = Date.now();
+      const killed = ok(await s.call('pty_kill', { id: pty.id }), KillResult);
+      const took = Date.now() - t0;
+      expect(killed.survivors).toBeNull();
+      // The heartbeat is the ground truth: a worm that slipped the sweep goes on beating.
+      const after = beats();
+      await sleep(1_000);
+      expect(beats()).toBe(after);
+      expect(membersOf(sid)).toEqual([]);
+      process.stdout.write(`group worm ${periodMs} ms: pty_kill returned with 0 left after ${took} ms\n`);
+      expect(took).toBeLessThan(TERMINATE_TIMEOUT_MS);
     },
   );
 

@@ -139,6 +139,45 @@ describe('sweepSession', () => {
     });
   });
 
+  it('does not call a session empty on a scan that could not read every pid made while it ran', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper } = fakeSession(() => scheduler.now(), [{ pid: 45, pgrp: 45, state: 'S', diesOn: ['SIGTERM'] }]);
+      // The member leaves at the first TERM, but the scans stay incomplete until 50 ms (a machine forking hard).
+      const busy: SessionSweeper = { ...sweeper, complete: () => scheduler.now() >= 50 };
+      expectObservable(sweepSession(busy, { ...options, knownGroups: [45], scheduler })).toBe('50ms (r|)', {
+        r: { termed: 1, escalated: false, survivors: [] },
+      });
+    });
+  });
+
+  it('asks for freezing scans once it freezes, and for the frozen confirmation', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const { sweeper } = fakeSession(() => scheduler.now(), [{ pid: 46, pgrp: 46, state: 'S' }]);
+      const scans: string[] = [];
+      const watched: SessionSweeper = {
+        ...sweeper,
+        scan: (freezing) => {
+          scans.push(`${scheduler.now()}:${freezing === true ? 'freezing' : 'plain'}`);
+          return sweeper.scan(freezing);
+        },
+      };
+      expectObservable(sweepSession(watched, { ...options, knownGroups: [46], scheduler })).toBe('110ms (r|)', {
+        r: expect.objectContaining({ escalated: true, survivors: [] }),
+      });
+      scheduler.flush();
+      // The grace's polls scan plainly; from the freeze on (100 ms), every scan stops what it finds made meanwhile.
+      expect(scans.filter((scan) => Number(scan.split(':')[0]) < 100).every((scan) => scan.endsWith('plain'))).toBe(
+        true,
+      );
+      expect(scans.filter((scan) => Number(scan.split(':')[0]) >= 100).every((scan) => scan.endsWith('freezing'))).toBe(
+        true,
+      );
+      expect(scans.some((scan) => scan.endsWith('freezing'))).toBe(true);
+    });
+  });
+
   it('reports survivors at the bound instead of claiming the session empty', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {

@@ -1,5 +1,5 @@
 import type { ProcStat } from '../../src/engine/procfs.js';
-import { SCAN_SLICE_PROCESSES } from '../../src/limits.js';
+import { MAX_CHASED_PIDS, SCAN_SLICE_PROCESSES } from '../../src/limits.js';
 import { ListedSessions, type ProcSource, sessionScanner } from '../../src/streams/session-scanner.js';
 
 const SID = 500;
@@ -161,5 +161,98 @@ describe('sessionScanner', () => {
     reads.total = 0;
     expect(sessionScanner(7_000, 0, clock, source, listed).scan()).toEqual([{ pid: 7_000, pgrp: 7_000, state: 'S' }]);
     expect(reads.total).toBe(1);
+  });
+});
+
+describe('sessionScanner, the pids made while a scan ran', () => {
+  const READS_PER_FORK = 5;
+  const stat = (pid: number, sessionId: number, pgrp = pid): ProcStat => ({
+    pid,
+    state: 'R',
+    ppid: 1,
+    pgrp,
+    sessionId,
+    ttyNr: 0,
+    startTime: 10,
+  });
+
+  /**
+   * A worm the listing cannot show: while the scan reads the listed pids, the member it listed exits and its child
+   * (a new pid, in a group of its own) takes its place, once every few reads (a stat read is far quicker than a
+   * fork), unless it was stopped.
+   */
+  function wormMachine(options: { pidMax?: number; firstPid?: number; threads?: number[] } = {}) {
+    const procs = new Map<number, ProcStat>();
+    // Other processes of the machine, listed before the worm: reading them gives it time to breed.
+    for (let pid = 1_000; pid < 1_050; pid++) procs.set(pid, stat(pid, pid));
+    let last = options.firstPid ?? 2_000;
+    const wrap = options.pidMax ?? 32_768;
+    const nextPid = () => {
+      last = last >= wrap - 1 ? 301 : last + 1;
+      return last;
+    };
+    let worm = nextPid();
+    procs.set(worm, stat(worm, SID));
+    const stopped = new Set<number>();
+    const breed = () => {
+      if (stopped.has(worm)) return;
+      procs.delete(worm);
+      worm = nextPid();
+      procs.set(worm, stat(worm, SID));
+    };
+    let reads = 0;
+    const source: ProcSource = {
+      // /proc lists processes, not their other threads (which can be read all the same).
+      list: () => [...procs.keys()].filter((pid) => !(options.threads ?? []).includes(pid)).map(String),
+      read: (pid) => {
+        if (++reads % READS_PER_FORK === 0) breed();
+        return procs.get(pid);
+      },
+      lastPid: () => last,
+      pidMax: () => wrap,
+      isProcess: (pid) => !(options.threads ?? []).includes(pid),
+    };
+    return { procs, source, stopped, current: () => worm };
+  }
+
+  it('finds a member made after the listing and hands it over at once, so that it can be stopped', () => {
+    const { source, stopped, current } = wormMachine();
+    const scanner = sessionScanner(SID, 0, () => 0, source, new ListedSessions());
+    const chased: number[] = [];
+    const members = scanner.scan((m) => {
+      chased.push(m.pid);
+      stopped.add(m.pid);
+    });
+    expect(members.map((m) => m.pid)).toContain(current());
+    // Stopped as soon as it was read: the worm forks no more, and the chase ends at it.
+    expect(chased.at(-1)).toBe(current());
+    expect(stopped.has(current())).toBe(true);
+    expect(scanner.complete()).toBe(true);
+  });
+
+  it('without the chase the listing alone misses the worm (the test can fail)', () => {
+    const { source } = wormMachine();
+    const { lastPid: _, ...listingOnly } = source;
+    const scanner = sessionScanner(SID, 0, () => 0, listingOnly, new ListedSessions());
+    expect(scanner.scan()).toEqual([]);
+  });
+
+  it('follows pids past pid_max back to the lowest, and skips other threads of a process', () => {
+    const { source, stopped, current, procs } = wormMachine({ pidMax: 2_006, firstPid: 2_004, threads: [250] });
+    procs.set(250, stat(250, SID));
+    const scanner = sessionScanner(SID, 0, () => 0, source, new ListedSessions());
+    const members = scanner.scan((m) => stopped.add(m.pid));
+    expect(current()).toBeLessThan(2_000);
+    expect(members.map((m) => m.pid)).toContain(current());
+    expect(members.map((m) => m.pid)).not.toContain(250);
+  });
+
+  it(`says a scan is incomplete when more than ${MAX_CHASED_PIDS} pids were made while it ran`, () => {
+    const { source } = wormMachine();
+    let last = 2_000;
+    const busy: ProcSource = { ...source, lastPid: () => (last += MAX_CHASED_PIDS + 1) };
+    const scanner = sessionScanner(SID, 0, () => 0, busy, new ListedSessions());
+    scanner.scan();
+    expect(scanner.complete()).toBe(false);
   });
 });
