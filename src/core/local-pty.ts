@@ -38,6 +38,7 @@ import { typedBytes, writeRequest } from './write-request.js';
 import { externalDirectoryRequest, killRequest, spawnRequest, typingRequest } from './permission-requests.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
 import type { ptyProcess$ } from '../streams/pty-process.js';
+import { checkCommandRuns } from '../engine/command-lookup.js';
 
 export interface LocalPtyOptions {
   /** The project directory: the default workdir, and the boundary of external_directory. */
@@ -99,6 +100,7 @@ export class LocalPty {
       .run(owner, async (signal) => {
         const stop = anySignal(signal, ctx.signal);
         const workdir = await resolveWorkdir(input.workdir, this.options.projectDir);
+        checkCommandRuns(input.command, workdir.realPath);
         const commandLine = shellCommandLine(input.command, args);
         if (workdir.external) await abortable(ctx.ask(externalDirectoryRequest(workdir.realPath, commandLine)), stop);
         await abortable(ctx.ask(spawnRequest(commandLine, workdir.realPath, input.description)), stop);

@@ -1,7 +1,8 @@
 import { userInfo } from 'node:os';
 import { WRAPPER_SHELL_PATH } from './system-paths.js';
 
-const SAFE_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** The PTYs' PATH: commands named without a slash are looked up here. */
+export const SAFE_PATH = '/usr/local/bin:/usr/bin:/bin';
 const TERMINAL_TYPE = 'xterm-256color';
 /** The command's locale. */
 export const COMMAND_LOCALE = 'C.UTF-8';

@@ -163,6 +163,26 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
         /workdir.*\/nonexistent\/local-pty\/dir/,
         undefined,
       ],
+      // A command the PTY could not run is refused before anyone is asked (it exited 127 from a started PTY before).
+      [
+        'a command on no PATH directory',
+        { command: 'no-such-command-local-pty', description: 'x' },
+        /command not found: "no-such-command-local-pty" is in none of the PTY's PATH directories \(\/usr\/local\/bin:\/usr\/bin:\/bin\)/,
+        'spawn_failed',
+      ],
+      [
+        'a relative path to nothing',
+        { command: './no-such-script.sh', description: 'x' },
+        /"\.\/no-such-script\.sh" cannot run: no such file \(looked for in \/.*\)\. Nothing was started/,
+        'spawn_failed',
+      ],
+      [
+        'a file that is not executable',
+        { command: '/etc/passwd', description: 'x' },
+        /"\/etc\/passwd" cannot run: it is not executable/,
+        'spawn_failed',
+      ],
+      ['a directory', { command: '/tmp', description: 'x' }, /"\/tmp" cannot run: it is not a file/, 'spawn_failed'],
       ['rows 0', { command: 'cat', description: 'x', rows: 0 }, /rows: must be at least 1/, undefined],
       [
         'cols too many',
