@@ -1,3 +1,5 @@
+import { match } from 'ts-pattern';
+import type { PtyStatus } from '../protocol/tool-results.js';
 import {
   concatWith,
   defer,
@@ -353,7 +355,7 @@ export class LocalPty {
     if (!session.acceptsInput) {
       throw new PtyError(
         'not_running',
-        `${id} has ${session.status}${session.exitCode === null ? '' : ` with exit code ${session.exitCode}`}; it takes no input. pty_read still shows its output.`,
+        `${id} ${endedAs(session.status)}${session.exitCode === null ? '' : ` with exit code ${session.exitCode}`}; it takes no input. pty_read still shows its output.`,
       );
     }
     return session;
@@ -363,4 +365,16 @@ export class LocalPty {
 /** One signal that aborts when either does (the tool call's own, or our owner/close abort). */
 function anySignal(ours: AbortSignal, theirs: AbortSignal | undefined): AbortSignal {
   return theirs === undefined ? ours : AbortSignal.any([ours, theirs]);
+}
+
+/** How a PTY that takes no input ended, as a sentence says it. */
+function endedAs(status: PtyStatus): string {
+  return match(status)
+    .with('starting', () => 'is still starting')
+    .with('running', () => 'is stopping')
+    .with('exited', () => 'has exited')
+    .with('lingering', () => 'has exited, with members of its session still running')
+    .with('killed', () => 'was killed')
+    .with('timeout', () => 'was ended by its timeoutSeconds')
+    .exhaustive();
 }

@@ -74,7 +74,18 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
     await s.write(id, 'exit()\\n');
     const ended = await s.untilStatus(id, ['exited']);
     expect(ended).toMatchObject({ status: 'exited', exitCode: 0, timedOut: false });
-    expect(fails(await s.call('pty_write', { id, data: 'x' })).code).toBe('not_running');
+    const refused = fails(await s.call('pty_write', { id, data: 'x' }));
+    expect(refused.code).toBe('not_running');
+    expect(refused.message).toMatch(new RegExp(`^${id} has exited with exit code 0; it takes no input\\.`));
+  });
+
+  it('says in words how a PTY that takes no input ended', async () => {
+    const s = new Session(ctx.host, 'ses_ended_words');
+    const { id } = await s.spawn({ command: 'cat', description: 'cat' });
+    await s.kill(id);
+    expect(fails(await s.call('pty_write', { id, data: 'x' })).message).toMatch(
+      new RegExp(`^${id} was killed with exit code 143; it takes no input\\.`),
+    );
   });
 
   describe('bad input: a clear message, and nothing changed', () => {
