@@ -1,3 +1,4 @@
+import * as unicode11Module from '@xterm/addon-unicode11';
 import * as xtermModule from '@xterm/headless';
 import { KEPT_EMULATOR_SPECIMENS } from '../limits.js';
 import { Specimens } from '../shapes/specimens.js';
@@ -11,6 +12,15 @@ const loaded = xtermModule as unknown as { Terminal?: TerminalClass; default?: {
 const TerminalCtor = loaded.Terminal ?? loaded.default?.Terminal;
 if (TerminalCtor === undefined) throw new Error('@xterm/headless: no Terminal export found');
 
+// The same for the Unicode 11 width addon (one CommonJS bundle too).
+const unicodeLoaded = unicode11Module as unknown as {
+  Unicode11Addon?: Unicode11AddonClass;
+  default?: { Unicode11Addon?: Unicode11AddonClass };
+};
+type Unicode11AddonClass = typeof unicode11Module.Unicode11Addon;
+const Unicode11Ctor = unicodeLoaded.Unicode11Addon ?? unicodeLoaded.default?.Unicode11Addon;
+if (Unicode11Ctor === undefined) throw new Error('@xterm/addon-unicode11: no Unicode11Addon export found');
+
 export interface TerminalSize {
   readonly rows: number;
   readonly cols: number;
@@ -22,7 +32,7 @@ export interface TerminalSize {
  */
 export function createTerminal(size: TerminalSize): XtermTerminal {
   // logLevel off: xterm.js logs sequences it does not know to the console, which is the host's.
-  return new TerminalCtor!({
+  const terminal = new TerminalCtor!({
     rows: size.rows,
     cols: size.cols,
     scrollback: 0,
@@ -30,6 +40,12 @@ export function createTerminal(size: TerminalSize): XtermTerminal {
     allowProposedApi: true,
     logLevel: 'off',
   });
+  // Character widths as glibc's wcwidth and tmux give them, which is what programs lay their lines out by: xterm.js's
+  // own table (Unicode 6) takes an emoji for one column, so a line of them wrapped and a cursor after one stood
+  // elsewhere than the program meant.
+  terminal.loadAddon(new Unicode11Ctor!());
+  terminal.unicode.activeVersion = '11';
+  return terminal;
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScreenView } from '../../src/protocol/tool-results.js';
-import { ScreenRig } from '../support/screen-rig.js';
+import { ScreenRig, type TmuxOracle } from '../support/screen-rig.js';
 
 jest.setTimeout(60_000);
 
@@ -177,6 +177,24 @@ describe('the screen agrees with tmux row for row', () => {
     expect(ourScreen.rows[0]).toBe(`\u250c\u2500\u2500\u2510${' '.repeat(COLS - 5)}T`);
   });
 
+  it('emoji take two columns as tmux and wcwidth say: lines wrap, and the cursor stands, where the program meant', async () => {
+    // 30 emoji and END on a 60-column terminal: 63 columns, so it wraps after the 30th emoji, END alone below.
+    const script = [
+      'import sys, time',
+      "sys.stdout.write('\\U0001F44D' * 30 + 'END\\n' + '\\U0001F44D\\U0001F389|done')",
+      'sys.stdout.flush()',
+      'time.sleep(60)',
+    ];
+    const done = (rows: readonly string[]) => rows.some((r) => r.endsWith('|done'));
+    const { ours: ourScreen, tmux, oracle } = await pythonOnBoth(script, 'emoji', done);
+    expect(ourScreen.rows).toEqual(tmux);
+    expect(ourScreen.rows[1]).toBe('END');
+    const cursorX = Number(oracle.tmux(['display', '-p', '#{cursor_x}']).trim());
+    // Two emoji (four columns), a bar and "done": the cursor is at column 9, as in tmux.
+    expect(ourScreen.cursor.col).toBe(9);
+    expect(ourScreen.cursor.col).toBe(cursorX);
+  });
+
   it('a shell prompt after clear', async () => {
     const shell = ['bash', '--norc', '--noprofile', '-i'];
     const id = await rig.spawn(shell[0]!, shell.slice(1), ROWS, COLS);
@@ -205,13 +223,13 @@ async function pythonOnBoth(
   what: string,
   done: (rows: readonly string[]) => boolean,
   timeoutMs = 15_000,
-): Promise<{ ours: ScreenView; tmux: string[] }> {
+): Promise<{ ours: ScreenView; tmux: string[]; oracle: TmuxOracle }> {
   const program = ['python3', '-c', lines.join('\n')];
   const id = await rig.spawn(program[0]!, program.slice(1), ROWS, COLS);
   const oracle = rig.oracle(rig.dir, ROWS, COLS, program);
   await rig.call('pty_read', { id, limit: 1, wait: { pattern: 'done$', timeoutMs } });
   const ours = await rig.settled(id, (s) => done(s.rows), what, timeoutMs);
-  return { ours, tmux: await oracle.settled(done, what, timeoutMs) };
+  return { ours, tmux: await oracle.settled(done, what, timeoutMs), oracle };
 }
 
 async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
