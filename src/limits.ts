@@ -292,6 +292,11 @@ export const SCREEN_FEED_CHUNK_CHARS = 65_536;
 export const SCREEN_SKIP_FROM_CHARS = 65_536;
 /** Once output has been quiet this long, an emulator already in use catches up by itself. */
 export const SCREEN_IDLE_CATCHUP_MS = 250;
+/**
+ * Queries a program sent its terminal (cursor position, device status and attributes) waiting for their answers; more
+ * sent before those are answered get none (a terminal answers each, but a program that floods them waits for none).
+ */
+export const MAX_PENDING_TERMINAL_QUERIES = 8;
 /** How long `stty` may take to resize the terminal. */
 export const STTY_RESIZE_TIMEOUT_MS = 2_000;
 

@@ -25,6 +25,8 @@ export class CsiParams {
   private param = -1;
   /** The last intermediate byte (0x20–0x2f), 0 for none. */
   private intermediateByte = 0;
+  /** A private marker other than `?` that opened the sequence (`>` in `CSI > c`), 0 for none. */
+  private markerByte = 0;
   /** The sequence has another private marker than `?`. */
   private otherMarker = false;
 
@@ -36,6 +38,7 @@ export class CsiParams {
     this.param = -1;
     this.intermediateByte = 0;
     this.otherMarker = false;
+    this.markerByte = 0;
   }
 
   /** A parameter or intermediate byte (0x20–0x3f). */
@@ -49,7 +52,10 @@ export class CsiParams {
     } else {
       // Other private markers (`>`, `=` …) and intermediates: never a sequence applied to the line.
       if (unit < 0x30) this.intermediateByte = unit;
-      else this.otherMarker = true;
+      else {
+        if (!this.otherMarker && this.param === -1 && this.count === 0) this.markerByte = unit;
+        this.otherMarker = true;
+      }
       this.ignored = true;
       this.isPrivate = false;
     }
@@ -73,6 +79,11 @@ export class CsiParams {
   /** No private marker of any kind, and no intermediate but `only` (0: none). */
   plainWith(only: number): boolean {
     return !this.isPrivate && !this.otherMarker && this.intermediateByte === only;
+  }
+
+  /** Opened by the private marker `marker` (not `?`), with no intermediate. */
+  markedWith(marker: number): boolean {
+    return this.otherMarker && this.markerByte === marker && this.intermediateByte === 0;
   }
 
   /** The first parameter, -1 when it has none. */

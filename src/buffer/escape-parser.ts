@@ -9,7 +9,16 @@ export interface LineEffects {
   control(unit: number): void;
   /** A CSI sequence that applies to the line (neither private nor ignored): its final byte and first parameter (-1: none). */
   lineCsi(final: number, param: number): void;
+  /** The program asked the terminal something a terminal answers on its input (see TerminalQuery). */
+  query(query: TerminalQuery): void;
 }
+
+/**
+ * What a program may ask its terminal, which answers on the program's input: device status (`CSI 5 n`), the cursor's
+ * position (`CSI 6 n`), primary and secondary device attributes (`CSI c`, `CSI > c`). prompt_toolkit (IPython) and
+ * others ask and wait for the answer, and warn, or stall, without one.
+ */
+export type TerminalQuery = 'status' | 'cursor' | 'primary-attributes' | 'secondary-attributes';
 
 const enum State {
   Ground,
@@ -37,6 +46,10 @@ const C1_PM = 0x9e;
 const C1_APC = 0x9f;
 /** `m`: the final of an SGR sequence (colors and attributes). */
 const SGR_FINAL = 0x6d;
+/** `CSI … n`: a device status request. */
+const DSR_FINAL = 0x6e;
+/** `CSI … c`: a device attributes request. */
+const DA_FINAL = 0x63;
 const SET_MODE = 0x68; // h
 const RESET_MODE = 0x6c; // l
 const SO = 0x0e;
@@ -297,6 +310,7 @@ export class EscapeParser {
     params.end();
     if (unit === SGR_FINAL && params.appliesToLine) return;
     this.notOnlyText = true;
+    if (unit === DSR_FINAL || unit === DA_FINAL) this.query(unit);
     if (params.privateModes) {
       if (unit === SET_MODE || unit === RESET_MODE) this.privateModes(unit === SET_MODE);
     } else if (params.plainWith(0)) {
@@ -304,6 +318,18 @@ export class EscapeParser {
       this.effects.lineCsi(unit, params.firstParam);
     } else if (params.plainWith(0x21) && unit === 0x70) {
       this.tracker.softReset(); // `CSI ! p`: DECSTR
+    }
+  }
+
+  /** A device status or attributes request (see TerminalQuery); other forms of `n` and `c` are no query of ours. */
+  private query(final: number): void {
+    const params = this.csiParams;
+    const first = params.firstParam;
+    if (final === DSR_FINAL) {
+      if (params.plainWith(0) && (first === 5 || first === 6)) this.effects.query(first === 5 ? 'status' : 'cursor');
+    } else if (first <= 0 && params.length <= 1) {
+      if (params.plainWith(0)) this.effects.query('primary-attributes');
+      else if (params.markedWith(0x3e)) this.effects.query('secondary-attributes');
     }
   }
 

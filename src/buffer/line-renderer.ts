@@ -1,6 +1,11 @@
-import { MAX_BUFFER_CHARS, MAX_ESCAPE_SEQUENCE_CHARS, MAX_TERMINAL_DIMENSION } from '../limits.js';
+import {
+  MAX_BUFFER_CHARS,
+  MAX_ESCAPE_SEQUENCE_CHARS,
+  MAX_PENDING_TERMINAL_QUERIES,
+  MAX_TERMINAL_DIMENSION,
+} from '../limits.js';
 import { ColoredRuns } from './colored-runs.js';
-import { EscapeParser, type LineEffects, type ParserStart } from './escape-parser.js';
+import { EscapeParser, type LineEffects, type ParserStart, type TerminalQuery } from './escape-parser.js';
 import { FRESH_MODES, type TerminalModes } from './terminal-modes.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 import { LineCells } from './line-cells.js';
@@ -82,6 +87,8 @@ export class LineRenderer {
   private modesAfterCarried: TerminalModes = FRESH_MODES;
   /** The last chunk ended with a `\r`: text only if the next one begins with its `\n`. */
   private crAtEnd = false;
+  /** Queries the program sent its terminal since the last takeQueries, oldest first (bounded; more are dropped). */
+  private queries: TerminalQuery[] = [];
 
   constructor(options: LineRendererOptions = {}) {
     this.line = new LineCells(positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS), options.ring);
@@ -90,8 +97,23 @@ export class LineRenderer {
     const effects: LineEffects = {
       control: (unit) => this.control(unit, this.sink),
       lineCsi: (final, param) => this.lineCsi(final, param),
+      query: (query) => {
+        if (this.queries.length < MAX_PENDING_TERMINAL_QUERIES) this.queries.push(query);
+      },
     };
     this.sequences = new EscapeParser(maxSequenceChars, effects, options.start);
+  }
+
+  /** Whether the program sent its terminal a query since the last takeQueries. */
+  get hasQueries(): boolean {
+    return this.queries.length > 0;
+  }
+
+  /** The queries the program sent its terminal since the last call, oldest first. */
+  takeQueries(): TerminalQuery[] {
+    const taken = this.queries;
+    this.queries = [];
+    return taken;
   }
 
   /** Feeds a chunk; returns the lines it completed, oldest first. */

@@ -12,7 +12,7 @@ import { asciiText } from '../text/ascii-text.js';
 import { ByteRing, NO_BYTES, type OutputPart } from './byte-ring.js';
 import { CUT_STEPS_PER_BOUND } from './line-cells.js';
 import { LineRenderer } from './line-renderer.js';
-import type { ParserStart } from './escape-parser.js';
+import type { ParserStart, TerminalQuery } from './escape-parser.js';
 import { type LineScanner, lineScanner } from './line-scan.js';
 import { LineStore } from './line-store.js';
 import { type RawChunk, RawTail } from './raw-tail.js';
@@ -277,6 +277,16 @@ export class OutputBuffer {
   /** The unfinished last line as rendered ('' when there is none). */
   partialLine(): string {
     return this.hasPartial() ? this.renderer.partial() : '';
+  }
+
+  /** Whether the program sent its terminal a query (see TerminalQuery) since the last takeQueries. */
+  get hasQueries(): boolean {
+    return this.renderer.hasQueries;
+  }
+
+  /** The queries the program sent its terminal since the last call, oldest first. */
+  takeQueries(): TerminalQuery[] {
+    return this.renderer.takeQueries();
   }
 
   /** Length of `partialLine()` without making it. */

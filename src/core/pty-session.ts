@@ -18,6 +18,7 @@ import { OutputBuffer } from '../buffer/output-buffer.js';
 import { PtyError } from '../errors.js';
 import { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
+import { TerminalAnswers } from './terminal-answers.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { idleBufferIngest, intoBuffer } from '../operators/into-buffer.js';
 import { handlerSubscriberShapes, tapHandler, type EventHandler } from '../operators/tap-handler.js';
@@ -121,6 +122,21 @@ export class PtySession implements EventHandler<PtyEvent> {
   private termination: Promise<TerminationReport | undefined> | undefined;
   /** The teardown's sweep, when the PTY was stopped before it had a handle (see followTeardownSweep). */
   private sweepAgain: (() => Observable<TerminationReport>) | undefined;
+  /** Answers what the program asks its terminal (cursor position, device attributes), as a terminal would. */
+  private readonly answers = new TerminalAnswers(
+    {
+      takeQueries: () => this.buffer.takeQueries(),
+      rawInput: async () => {
+        const terminal = this.handle?.terminal();
+        const canonical = terminal === undefined ? undefined : await isCanonicalMode(terminal);
+        return canonical === undefined ? undefined : !canonical;
+      },
+      cursor: async () => (await this.screen.snapshot()).cursor,
+      write: async (bytes) => this.handle?.write(bytes),
+    },
+    // Best effort, as a terminal's: the program may have ended meanwhile.
+    () => undefined,
+  );
   private exited = false;
   private notified = false;
   private pendingLineBytes = 0;
@@ -284,6 +300,7 @@ export class PtySession implements EventHandler<PtyEvent> {
     // (profiled, docs/PERFORMANCE.md); the other kinds, a few per PTY, are matched exhaustively as everywhere.
     if (event.kind === 'output') {
       this.screen.noteOutput();
+      if (this.buffer.hasQueries) this.answers.note();
       // Most chunks have no listener (no wait, no watch rule): then not even the loop over none.
       if (this.activity.observed) this.activity.next(OUTPUT_ACTIVITY);
       return;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { LineRenderer, type LineRendererOptions } from '../../src/buffer/line-renderer.js';
-import { MAX_TERMINAL_DIMENSION } from '../../src/limits.js';
+import { MAX_PENDING_TERMINAL_QUERIES, MAX_TERMINAL_DIMENSION } from '../../src/limits.js';
 import { cutAt } from '../support/cut-points.js';
 
 /** Completed lines and the partial line after feeding `chunks` in order. */
@@ -421,5 +421,28 @@ describe('LineRenderer: whether output was only text, as a screen sees it', () =
     expect(bounded.takeOnlyText()).toBe(false);
     // A sequence split across chunks is judged where it ends; the flag starts over after each take.
     expect(onlyTextOf('\x1b[?10', '49h', 'text\n')).toEqual([true, false, true]);
+  });
+});
+
+describe('LineRenderer, the queries a program sends its terminal', () => {
+  it.each([
+    ['the cursor position', ['\u001b[6n'], ['cursor']],
+    ['device status', ['x\u001b[5ny'], ['status']],
+    ['primary attributes, with and without 0', ['\u001b[c', '\u001b[0c'], ['primary-attributes', 'primary-attributes']],
+    ['secondary attributes', ['\u001b[>c\u001b[>0c'], ['secondary-attributes', 'secondary-attributes']],
+    ['one split across chunks', ['ab\u001b[', '6', 'n'], ['cursor']],
+    ['none in a private or other form', ['\u001b[?6n\u001b[>1c\u001b[=c\u001b[1c\u001b[6 n'], []],
+  ])('takes %s', (_, chunks, queries) => {
+    const renderer = new LineRenderer();
+    for (const chunk of chunks) renderer.push(chunk);
+    expect(renderer.hasQueries).toBe(queries.length > 0);
+    expect(renderer.takeQueries()).toEqual(queries);
+    expect(renderer.hasQueries).toBe(false);
+  });
+
+  it(`keeps at most ${MAX_PENDING_TERMINAL_QUERIES} until they are taken`, () => {
+    const renderer = new LineRenderer();
+    renderer.push('\u001b[6n'.repeat(MAX_PENDING_TERMINAL_QUERIES + 5));
+    expect(renderer.takeQueries()).toHaveLength(MAX_PENDING_TERMINAL_QUERIES);
   });
 });

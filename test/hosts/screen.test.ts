@@ -1,6 +1,7 @@
 import { MAX_WRITE_BYTES } from '../../src/limits.js';
 import { sleep, waitFor } from '../../src/testkit/waits.js';
-import { fails, HOSTS, Session, useHost } from './fixtures/suite.js';
+import { WaitedRead, WriteWaited } from '../../src/protocol/tool-results.js';
+import { fails, HOSTS, ok, Session, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(60_000);
 
@@ -59,6 +60,41 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
     const waited = await s.type(id, { input: [{ text: 'cd' }, { key: 'Enter' }], wait: { pattern: 'cd' } });
     expect(waited).toMatchObject({ reason: 'match', screenNote: expect.stringMatching(/alternate screen/) });
     expect('screen' in waited && waited.screen?.rows.includes('cd')).toBe(true);
+  });
+
+  it("answers a program's terminal queries as a terminal does, in raw input mode only", async () => {
+    const s = new Session(ctx.host, 'ses_screen_queries');
+    // In raw mode: the cursor's position after "abc" on row 2, device status, primary and secondary attributes.
+    const asker = [
+      'import os, select, sys, termios, tty',
+      'fd = sys.stdin.fileno()',
+      'saved = termios.tcgetattr(fd)',
+      'def ask(query):',
+      '    os.write(1, query)',
+      "    got = b''",
+      '    while select.select([fd], [], [], 2)[0]:',
+      '        got += os.read(fd, 64)',
+      "        if got[-1:] in (b'R', b'n', b'c'): break",
+      '    return got',
+      "os.write(1, b'first\\nabc')",
+      'tty.setraw(fd)',
+      "replies = [ask(q) for q in (b'\\x1b[6n', b'\\x1b[5n', b'\\x1b[c', b'\\x1b[>c')]",
+      'termios.tcsetattr(fd, termios.TCSANOW, saved)',
+      "print('\\nreplies', repr(replies))",
+      // Line mode: a query gets no answer, which would be read as the start of the next line typed.
+      "os.write(1, b'\\x1b[6nname? ')",
+      "print('line', repr(sys.stdin.readline()))",
+    ].join('\n');
+    const { id } = await s.spawn({ command: 'python3', args: ['-c', asker], rows: 6, cols: 40 });
+    const replies = ok(await s.call('pty_read', { id, wait: { pattern: '^replies', timeoutMs: 10_000 } }), WaitedRead);
+    expect(replies.reason).toBe('match');
+    expect(replies.match?.text).toBe("replies [b'\\x1b[2;4R', b'\\x1b[0n', b'\\x1b[?1;2c', b'\\x1b[>0;276;0c']");
+    await waitFor(async () => (await s.read(id, { tail: true, limit: 1 })).lines[0]?.text === 'name? ', 'the prompt');
+    // Time for an answer to the query to arrive, were one (wrongly) given.
+    await sleep(1_000);
+    // Input is not echoed: the answer follows the prompt on its line, and holds only what was typed.
+    const typed = ok(await s.call('pty_write', { id, data: 'ada\\n', wait: { pattern: "line '" } }), WriteWaited);
+    expect(typed.match?.text).toBe("name? line 'ada\\n'");
   });
 
   it('a write refused by the user or by its input resizes nothing: no new size, no SIGWINCH', async () => {

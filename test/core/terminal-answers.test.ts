@@ -1,0 +1,71 @@
+import type { TerminalQuery } from '../../src/buffer/escape-parser.js';
+import { type AnswerPort, TerminalAnswers } from '../../src/core/terminal-answers.js';
+
+/** A port whose queries, input mode and cursor the test sets, and whose answers it collects. */
+function port(raw: boolean | undefined) {
+  const pending: TerminalQuery[] = [];
+  const written: string[] = [];
+  let cursor = { row: 0, col: 0 };
+  let releaseCursor: (() => void) | undefined;
+  const fake: AnswerPort = {
+    takeQueries: () => pending.splice(0),
+    rawInput: async () => raw,
+    cursor: () => new Promise((resolve) => (releaseCursor = () => resolve(cursor))),
+    write: async (bytes) => void written.push(bytes.toString('latin1')),
+  };
+  return {
+    fake,
+    pending,
+    written,
+    setCursor: (row: number, col: number) => void (cursor = { row, col }),
+    release: () => releaseCursor?.(),
+  };
+}
+
+describe('TerminalAnswers', () => {
+  it('answers a round of queries in order, in one write, the cursor 1-based', async () => {
+    const p = port(true);
+    const answers = new TerminalAnswers(p.fake, (err) => {
+      throw err;
+    });
+    p.pending.push('status', 'cursor', 'primary-attributes', 'secondary-attributes');
+    p.setCursor(4, 9);
+    answers.note();
+    await new Promise((resolve) => setImmediate(resolve));
+    p.release();
+    await answers.settled;
+    expect(p.written).toEqual(['\u001b[0n\u001b[5;10R\u001b[?1;2c\u001b[>0;276;0c']);
+  });
+
+  it('answers queries that came during a round in the next round, after it', async () => {
+    const p = port(true);
+    const answers = new TerminalAnswers(p.fake, (err) => {
+      throw err;
+    });
+    p.pending.push('cursor');
+    answers.note();
+    await new Promise((resolve) => setImmediate(resolve));
+    p.pending.push('status');
+    answers.note();
+    p.release();
+    await answers.settled;
+    await new Promise((resolve) => setImmediate(resolve));
+    await answers.settled;
+    expect(p.written).toEqual(['\u001b[1;1R', '\u001b[0n']);
+  });
+
+  it.each([
+    ['line mode', false],
+    ['a mode that cannot be told', undefined],
+  ])('answers nothing in %s (the answer would be read as typed text)', async (_, raw) => {
+    const p = port(raw);
+    const answers = new TerminalAnswers(p.fake, (err) => {
+      throw err;
+    });
+    p.pending.push('status');
+    answers.note();
+    await answers.settled;
+    expect(p.written).toEqual([]);
+    expect(p.pending).toEqual([]);
+  });
+});
