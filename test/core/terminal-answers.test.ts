@@ -17,7 +17,9 @@ function port(raw: boolean | undefined) {
     fake,
     pending,
     written,
-    setCursor: (row: number, col: number) => void (cursor = { row, col }),
+    setCursor: (row: number, col: number) => {
+      cursor = { row, col };
+    },
     release: () => releaseCursor?.(),
   };
 }
