@@ -181,7 +181,9 @@ describe('issue 10 findings, with real processes', () => {
         `beat = os.open(${JSON.stringify(heartbeat)}, os.O_WRONLY | os.O_CREAT | os.O_APPEND)`,
         'print("ready", flush=True)',
         `period = ${periodMs / 1000}`,
-        'while True:',
+        // A deadline of its own: should the sweep miss it, it must not outlive the test run by long.
+        'deadline = time.time() + 30',
+        'while time.time() < deadline:',
         '    time.sleep(period)',
         '    if os.fork() > 0:',
         '        os._exit(0)',
