@@ -33,8 +33,9 @@ function checkCombination(input: ReadInput): void {
  * none, and the note says how to reach the rest instead.
  */
 const REACH_THE_REST = {
-  lines: 'read the newest lines with tail: true, or find lines with pattern',
-  'raw lines': 'read the newest raw lines with tail: true',
+  lines:
+    "go on from this read's cursor (cursor: it gives the lines after it, whatever their offset), read the newest lines with tail: true, or find lines with pattern",
+  'raw lines': "go on from this read's cursor (cursor), or read the newest raw lines with tail: true",
   matches: 'narrow the pattern',
 } as const;
 

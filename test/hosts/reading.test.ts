@@ -58,8 +58,11 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     expect(page).toMatchObject({
       hasMore: true,
       nextOffset: null,
-      note: expect.stringContaining(`offset is at most ${MAX_READ_OFFSET}: read the newest lines with tail`),
+      note: expect.stringContaining(`offset is at most ${MAX_READ_OFFSET}: go on from this read's cursor`),
     });
+    // The cursor the note points to does go on: the line after the page comes first.
+    const onward = await s.read(id, { cursor: page.cursor, limit: 1 });
+    expect(onward.lines[0]?.line).toBe(head.firstLine + MAX_READ_OFFSET + MAX_READ_LIMIT);
     expect(fails(await s.call('pty_read', { id, offset: MAX_READ_OFFSET + 1 })).message).toMatch(/at most 10000/);
     // Up to the limit, nextOffset is one the tool accepts.
     const before = await s.read(id, { offset: MAX_READ_OFFSET - 5, limit: 5 });
