@@ -50,6 +50,28 @@ function membersOf(sid: number): number[] {
     group('SIGCONT');
   }
 }
+/**
+ * A fork-and-exit worm (TERM and HUP ignored) whose every generation appends a byte to `heartbeat`, the ground truth
+ * of whether it still runs; with `ownGroup`, each child moves into a process group of its own. It ends by itself
+ * after 30 s: should a sweep miss it, it must not outlive the test run by long.
+ */
+function pythonWorm(heartbeat: string, periodMs: number, ownGroup: boolean): string {
+  return [
+    'import os, signal, time',
+    'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
+    'signal.signal(signal.SIGHUP, signal.SIG_IGN)',
+    `beat = os.open(${JSON.stringify(heartbeat)}, os.O_WRONLY | os.O_CREAT | os.O_APPEND)`,
+    'print("ready", flush=True)',
+    'deadline = time.time() + 30',
+    'while time.time() < deadline:',
+    `    time.sleep(${periodMs / 1000})`,
+    '    if os.fork() > 0:',
+    '        os._exit(0)',
+    ...(ownGroup ? ['    os.setpgrp()'] : []),
+    '    os.write(beat, b".")',
+  ].join('\n');
+}
+
 /** Allowed past the grace period for a worm's sweep: the target is 200 ms; CPU contention on a shared runner adds to it. */
 const WORM_SLACK_MS = 1_000;
 const uniqueMarker = () => `${process.pid}${Math.floor(Math.random() * 1e6)}`;
@@ -174,21 +196,7 @@ describe('issue 10 findings, with real processes', () => {
       const s = new Session(ctx.host, `ses_worm_${periodMs}`);
       // Each generation appends a byte to a heartbeat file: the ground truth of whether the worm still runs.
       const heartbeat = join(ctx.host.projectDir, `worm-${periodMs}.beat`);
-      const worm = [
-        'import os, signal, sys, time',
-        'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
-        'signal.signal(signal.SIGHUP, signal.SIG_IGN)',
-        `beat = os.open(${JSON.stringify(heartbeat)}, os.O_WRONLY | os.O_CREAT | os.O_APPEND)`,
-        'print("ready", flush=True)',
-        `period = ${periodMs / 1000}`,
-        // A deadline of its own: should the sweep miss it, it must not outlive the test run by long.
-        'deadline = time.time() + 30',
-        'while time.time() < deadline:',
-        '    time.sleep(period)',
-        '    if os.fork() > 0:',
-        '        os._exit(0)',
-        '    os.write(beat, b".")',
-      ].join('\n');
+      const worm = pythonWorm(heartbeat, periodMs, false);
       const pty = await s.spawn({ command: 'python3', args: ['-c', worm], description: `worm ${periodMs}` });
       const sid = track(sidOf(pty));
       const beats = () => (existsSync(heartbeat) ? statSync(heartbeat).size : 0);
@@ -222,21 +230,7 @@ describe('issue 10 findings, with real processes', () => {
       const s = new Session(ctx.host, `ses_group_worm_${periodMs}`);
       // No group the sweep stops holds the newest generation, which a listing of /proc (several ms) rarely shows.
       const heartbeat = join(ctx.host.projectDir, `group-worm-${periodMs}.beat`);
-      const worm = [
-        'import os, signal, time',
-        'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
-        'signal.signal(signal.SIGHUP, signal.SIG_IGN)',
-        `beat = os.open(${JSON.stringify(heartbeat)}, os.O_WRONLY | os.O_CREAT | os.O_APPEND)`,
-        'print("ready", flush=True)',
-        // A deadline of its own: should the sweep miss it, it must not outlive the test run by long.
-        'deadline = time.time() + 30',
-        'while time.time() < deadline:',
-        `    time.sleep(${periodMs / 1000})`,
-        '    if os.fork() > 0:',
-        '        os._exit(0)',
-        '    os.setpgrp()',
-        '    os.write(beat, b".")',
-      ].join('\n');
+      const worm = pythonWorm(heartbeat, periodMs, true);
       const pty = await s.spawn({ command: 'python3', args: ['-c', worm], description: `group worm ${periodMs}` });
       const sid = track(sidOf(pty));
       const beats = () => (existsSync(heartbeat) ? statSync(heartbeat).size : 0);
