@@ -257,6 +257,62 @@ export class LineCells {
     }
   }
 
+  /**
+   * `CSI P` (DCH): deletes `count` characters at the cursor; those after them move left. What a shell's line editor
+   * sends for a deletion in the middle of the line.
+   */
+  deleteChars(count: number): void {
+    if (this.cursor >= this.length || this.cursor < this.base) return;
+    this.partialCache = undefined;
+    const cells = this.toCells();
+    const at = this.cursor - this.base;
+    const gone = Math.min(count, this.length - this.cursor);
+    cells.copyWithin(at, at + gone, this.length - this.base);
+    this.length -= gone;
+    this.mendPairsAt(at);
+  }
+
+  /** `CSI @` (ICH): inserts `count` blanks at the cursor; the characters from it move right. */
+  insertBlanks(count: number): void {
+    if (this.cursor >= this.length || this.cursor < this.base) return;
+    this.partialCache = undefined;
+    const at = this.cursor - this.base;
+    const inserted = Math.min(count, MAX_TERMINAL_DIMENSION);
+    const cells = this.reserve(this.length - this.base + inserted);
+    cells.copyWithin(at + inserted, at, this.length - this.base);
+    cells.fill(SPACE, at, at + inserted);
+    this.length += inserted;
+    this.mendPairsAt(at);
+    this.mendPairsAt(at + inserted);
+    this.cutHead();
+  }
+
+  /** `CSI X` (ECH): blanks `count` characters from the cursor, which stays; erased to the end, they are gone. */
+  eraseChars(count: number): void {
+    if (this.cursor >= this.length) return;
+    if (this.cursor + count >= this.length) {
+      this.eraseInLine(0);
+      return;
+    }
+    if (this.cursor < this.base) return;
+    this.partialCache = undefined;
+    const cells = this.toCells();
+    const at = this.cursor - this.base;
+    cells.fill(SPACE, at, at + count);
+    this.mendPairsAt(at);
+    this.mendPairsAt(at + count);
+  }
+
+  /** Where `index` (into the cells) now joins two runs: a surrogate pair's half left alone there becomes a blank. */
+  private mendPairsAt(index: number): void {
+    const cells = this.cells;
+    if (cells === undefined) return;
+    const end = this.length - this.base;
+    if (index < end && isLow(cells[index] ?? 0) && !(index > 0 && isHigh(cells[index - 1] ?? 0))) cells[index] = SPACE;
+    if (index > 0 && index - 1 < end && isHigh(cells[index - 1] ?? 0) && !(index < end && isLow(cells[index] ?? 0)))
+      cells[index - 1] = SPACE;
+  }
+
   /** Small runs join the last one (short strings, cheap to concatenate) so a line typed a character at a time is not a part per character. */
   private appendPart(run: string): void {
     const last = this.parts.length - 1;

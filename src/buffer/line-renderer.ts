@@ -395,6 +395,15 @@ export class LineRenderer {
       case 0x44: // D: cursor back
         this.line.cursorBack(count);
         return;
+      case 0x50: // P: delete characters (DCH)
+        this.line.deleteChars(count);
+        return;
+      case 0x40: // @: insert blanks (ICH)
+        this.line.insertBlanks(count);
+        return;
+      case 0x58: // X: erase characters (ECH)
+        this.line.eraseChars(count);
+        return;
       default:
         return;
     }

@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { LineRenderer } from '../../src/buffer/line-renderer.js';
+import { createTerminal } from '../../src/screen/xterm.js';
+
+const COLS = 200;
+
+/** The first row of an xterm.js terminal (the screen view's emulator) after `input`, trailing blanks trimmed. */
+function xtermRow(input: string): Promise<string> {
+  const terminal = createTerminal({ rows: 3, cols: COLS });
+  return new Promise((resolve) => {
+    terminal.write(input, () => {
+      const row = terminal.buffer.active.getLine(0)?.translateToString(true) ?? '';
+      terminal.dispose();
+      resolve(row);
+    });
+  });
+}
+
+/** The line as the line view renders it, trailing blanks trimmed as a terminal's row is. */
+function lineView(input: string): string {
+  const renderer = new LineRenderer();
+  renderer.push(input);
+  return renderer.push('\n')[0]?.trimEnd() ?? '';
+}
+
+describe('the line view of a line edited in place, against xterm.js', () => {
+  it.each([
+    ['delete characters (DCH)', 'abcdef\u001b[2D\u001b[P', 'abcdf'],
+    ['insert blanks (ICH) then a character', 'abcdef\u001b[3D\u001b[@Z', 'abcZdef'],
+    ['erase characters (ECH)', 'abcdef\u001b[4D\u001b[2X', 'ab  ef'],
+    ['erase characters to the end', 'abcdef\u001b[2D\u001b[9X', 'abcd'],
+  ])('%s', async (_, input, expected) => {
+    expect(lineView(input)).toBe(expected);
+    expect(await xtermRow(input)).toBe(expected);
+  });
+
+  it('agrees with xterm.js on any mix of text, carriage returns, cursor moves, deletions, insertions and erasures', async () => {
+    const step = fc.oneof(
+      fc.stringMatching(/^[a-z]{1,6}$/),
+      fc.constant('\r'),
+      fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}D`),
+      fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}C`),
+      fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}P`),
+      fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}@`),
+      fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}X`),
+      fc.constantFrom('\u001b[K', '\u001b[1K'),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), async (steps) => {
+        const input = steps.join('');
+        expect({ input, line: lineView(input) }).toEqual({ input, line: await xtermRow(input) });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
