@@ -11,6 +11,8 @@ export interface LineEffects {
   lineCsi(final: number, param: number): void;
   /** The program asked the terminal something a terminal answers on its input (see TerminalQuery). */
   query(query: TerminalQuery): void;
+  /** The cursor saved (DECSC, `ESC 7`; SCOSC, `CSI s`) or restored (DECRC, `ESC 8`; SCORC, `CSI u`). */
+  lineCursor(save: boolean): void;
 }
 
 /**
@@ -287,9 +289,11 @@ export class EscapeParser {
         return;
       case 0x37: // 7: DECSC
         this.tracker.saveCursor();
+        this.effects.lineCursor(true);
         return;
       case 0x38: // 8: DECRC
         this.tracker.restoreCursor();
+        this.effects.lineCursor(false);
         return;
       case 0x3d: // =: DECKPAM
       case 0x3e: // >: DECKPNM

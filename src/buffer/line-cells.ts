@@ -53,6 +53,13 @@ export class LineCells {
   private base = 0;
   private length = 0;
   private cursor = 0;
+  /**
+   * Counts the lines begun, so that a saved cursor is restored only on the line it was saved on. Nothing saved, a
+   * terminal restores its home position: the first line's column 0.
+   */
+  private lineSerial = 0;
+  private savedOnLine = 0;
+  private savedCursor = 0;
   /** Longest the line has been; the cut point follows from it alone, so it is the same for any chunking. */
   private peak = 0;
   private partialCache: string | undefined = '';
@@ -257,6 +264,20 @@ export class LineCells {
     }
   }
 
+  /** `ESC 7` / `CSI s`: remembers the cursor's column on this line. */
+  saveCursor(): void {
+    this.savedCursor = this.cursor;
+    this.savedOnLine = this.lineSerial;
+  }
+
+  /**
+   * `ESC 8` / `CSI u`: back to the saved column when it was saved on this line. Saved on an earlier line, the cursor
+   * would go back up to it, which a line already finished cannot take: the cursor stays.
+   */
+  restoreCursor(): void {
+    if (this.savedOnLine === this.lineSerial) this.cursor = this.savedCursor;
+  }
+
   /**
    * `CSI P` (DCH): deletes `count` characters at the cursor; those after them move left. What a shell's line editor
    * sends for a deletion in the middle of the line.
@@ -380,6 +401,7 @@ export class LineCells {
   }
 
   private newLine(): void {
+    this.lineSerial++;
     this.cursor = 0;
     this.cells = undefined;
     this.clearCells();

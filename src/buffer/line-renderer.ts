@@ -97,6 +97,7 @@ export class LineRenderer {
     const effects: LineEffects = {
       control: (unit) => this.control(unit, this.sink),
       lineCsi: (final, param) => this.lineCsi(final, param),
+      lineCursor: (save) => (save ? this.line.saveCursor() : this.line.restoreCursor()),
       query: (query) => {
         if (this.queries.length < MAX_PENDING_TERMINAL_QUERIES) this.queries.push(query);
       },
@@ -403,6 +404,12 @@ export class LineRenderer {
         return;
       case 0x58: // X: erase characters (ECH)
         this.line.eraseChars(count);
+        return;
+      case 0x73: // s: save the cursor (SCOSC; with parameters it sets margins, which a line has none of)
+        if (param === -1) this.line.saveCursor();
+        return;
+      case 0x75: // u: restore it (SCORC)
+        if (param === -1) this.line.restoreCursor();
         return;
       default:
         return;

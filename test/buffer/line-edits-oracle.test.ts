@@ -29,6 +29,8 @@ describe('the line view of a line edited in place, against xterm.js', () => {
     ['insert blanks (ICH) then a character', 'abcdef\u001b[3D\u001b[@Z', 'abcZdef'],
     ['erase characters (ECH)', 'abcdef\u001b[4D\u001b[2X', 'ab  ef'],
     ['erase characters to the end', 'abcdef\u001b[2D\u001b[9X', 'abcd'],
+    ['a cursor saved and restored (DECSC/DECRC)', 'abc\u001b7123\u001b8X', 'abcX23'],
+    ['a cursor saved and restored (SCOSC/SCORC)', 'abc\u001b[s123\u001b[uX', 'abcX23'],
   ])('%s', async (_, input, expected) => {
     expect(lineView(input)).toBe(expected);
     expect(await xtermRow(input)).toBe(expected);
@@ -43,7 +45,7 @@ describe('the line view of a line edited in place, against xterm.js', () => {
       fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}P`),
       fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}@`),
       fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}X`),
-      fc.constantFrom('\u001b[K', '\u001b[1K'),
+      fc.constantFrom('\u001b[K', '\u001b[1K', '\u001b7', '\u001b8', '\u001b[s', '\u001b[u'),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), async (steps) => {
