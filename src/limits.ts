@@ -297,6 +297,8 @@ export const SCREEN_IDLE_CATCHUP_MS = 250;
  * sent before those are answered get none (a terminal answers each, but a program that floods them waits for none).
  */
 export const MAX_PENDING_TERMINAL_QUERIES = 8;
+/** Between two rounds of answers to a program's terminal queries (each round runs `stty -a` for the input mode). */
+export const MIN_QUERY_ROUND_GAP_MS = 50;
 /** How long `stty` may take to resize the terminal. */
 export const STTY_RESIZE_TIMEOUT_MS = 2_000;
 

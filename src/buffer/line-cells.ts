@@ -283,7 +283,7 @@ export class LineCells {
    * sends for a deletion in the middle of the line.
    */
   deleteChars(count: number): void {
-    if (this.cursor >= this.length || this.cursor < this.base) return;
+    if (this.cursor >= this.length || this.cursor < this.base || this.beyondOneRow()) return;
     this.partialCache = undefined;
     const cells = this.toCells();
     const at = this.cursor - this.base;
@@ -295,7 +295,7 @@ export class LineCells {
 
   /** `CSI @` (ICH): inserts `count` blanks at the cursor; the characters from it move right. */
   insertBlanks(count: number): void {
-    if (this.cursor >= this.length || this.cursor < this.base) return;
+    if (this.cursor >= this.length || this.cursor < this.base || this.beyondOneRow()) return;
     this.partialCache = undefined;
     const at = this.cursor - this.base;
     const inserted = Math.min(count, MAX_TERMINAL_DIMENSION);
@@ -322,6 +322,15 @@ export class LineCells {
     cells.fill(SPACE, at, at + count);
     this.mendPairsAt(at);
     this.mendPairsAt(at + count);
+  }
+
+  /**
+   * More of the line after the cursor than the widest terminal row: a terminal deletes and inserts within the cursor's
+   * row, and shifting the rest of a line of up to the bound for each sequence would make a flood of them quadratic
+   * (a 900,000-character line and `\r ESC[@ ESC[P` repeated held the loop 0.8 s per 60 KB). Such an edit is left out.
+   */
+  private beyondOneRow(): boolean {
+    return this.length - this.cursor > MAX_TERMINAL_DIMENSION;
   }
 
   /** Where `index` (into the cells) now joins two runs: a surrogate pair's half left alone there becomes a blank. */

@@ -102,7 +102,10 @@ export class LocalPty {
       .run(owner, async (signal) => {
         const stop = anySignal(signal, ctx.signal);
         const workdir = await resolveWorkdir(input.workdir, this.options.projectDir);
-        checkCommandRuns(input.command, workdir.realPath);
+        // A name is looked up on the PTY's PATH (system directories) before anyone is asked; a path only once the
+        // spawn is allowed: whether a file exists outside the project is not told for free.
+        const commandIsPath = input.command.includes('/');
+        if (!commandIsPath) checkCommandRuns(input.command, workdir.realPath);
         const commandLine = shellCommandLine(input.command, args);
         if (workdir.external) await abortable(ctx.ask(externalDirectoryRequest(workdir.realPath, commandLine)), stop);
         await abortable(ctx.ask(spawnRequest(commandLine, workdir.realPath, input.description)), stop);
@@ -110,6 +113,7 @@ export class LocalPty {
         stop.throwIfAborted();
         this.gate(owner);
         recheckWorkdir(workdir.realPath);
+        if (commandIsPath) checkCommandRuns(input.command, workdir.realPath);
         stop.throwIfAborted();
         this.gate(owner);
         const session = new PtySession(

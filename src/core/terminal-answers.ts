@@ -1,5 +1,6 @@
 import { match } from 'ts-pattern';
 import type { TerminalQuery } from '../buffer/escape-parser.js';
+import { MIN_QUERY_ROUND_GAP_MS } from '../limits.js';
 
 /** What answering needs of a PTY (PtySession gives the real ones). */
 export interface AnswerPort {
@@ -37,7 +38,10 @@ export class TerminalAnswers {
     private readonly onError: (err: unknown) => void,
   ) {}
 
-  /** The program sent a query: answer it (now, or after the round under way). */
+  /**
+   * The program sent a query: answer it now, or after the round under way and at least MIN_QUERY_ROUND_GAP_MS after
+   * it (each round asks `stty` for the input mode: a program flooding queries starts a process per gap, not per query).
+   */
   note(): void {
     if (this.round !== undefined) {
       this.again = true;
@@ -45,6 +49,9 @@ export class TerminalAnswers {
     }
     this.round = this.answerAll()
       .catch(this.onError)
+      .then(() =>
+        this.again ? new Promise<void>((resolve) => setTimeout(resolve, MIN_QUERY_ROUND_GAP_MS)) : undefined,
+      )
       .finally(() => {
         this.round = undefined;
         if (this.again) {

@@ -4,7 +4,7 @@ import { PtyError } from '../errors.js';
 import { SAFE_PATH } from './environment.js';
 
 /**
- * Refuses, before anyone is asked and before anything starts, a command the PTY could not run: a name found in none of
+ * Refuses, before anything starts, a command the PTY could not run: a name found in none of
  * the PTY's PATH directories, or a path (with a slash, relative to the working directory) that is not an executable
  * file. The wrapper would only say so from inside a PTY that had already started, exit 127 or 126, and the spawn
  * itself would have looked like a success to a model that did not wait. (A file that appears or changes between

@@ -129,7 +129,8 @@ export function sessionScanner(
   /** One scan, pausing (a `yield`) after every SCAN_SLICE_PROCESSES stat reads; the caller decides whether to wait. */
   function* steps(onChased?: (member: ScannedMember) => void): Generator<void, ScannedMember[]> {
     // Read before the listing: a process made after it has a later pid, and the chase reads those.
-    const chaseFrom = source.lastPid?.();
+    // (A warm-up, for no session, has no member to chase.)
+    const chaseFrom = terminalSid === NO_SESSION ? undefined : source.lastPid?.();
     const at = now();
     const known = listed.snapshot(at);
     const sessions = new Map<number, number>();
@@ -168,12 +169,14 @@ export function sessionScanner(
    */
   function chase(from: number, members: ScannedMember[], onChased?: (member: ScannedMember) => void): boolean {
     const seen = new Set(members.map((m) => m.pid));
-    const wrapAt = source.pidMax?.() ?? Number.MAX_SAFE_INTEGER;
+    let wrapAt = source.pidMax?.() ?? Number.MAX_SAFE_INTEGER;
     let cursor = from;
     for (let chased = 0; ; ) {
       const last = source.lastPid?.();
       if (last === undefined) return false;
       if (last === cursor) return true;
+      // pid_max raised since it was read: pids go on past the old one.
+      wrapAt = Math.max(wrapAt, last + 1, cursor + 1);
       // Pids wrap past pid_max to the lowest free one: the newest may be below where the chase stands.
       for (let pid = cursor; pid !== last; ) {
         pid = pid >= wrapAt - 1 ? 1 : pid + 1;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { LineRenderer } from '../../src/buffer/line-renderer.js';
+import { MAX_TERMINAL_DIMENSION } from '../../src/limits.js';
 import { createTerminal } from '../../src/screen/xterm.js';
 
 const COLS = 200;
@@ -54,5 +55,13 @@ describe('the line view of a line edited in place, against xterm.js', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('leaves out a deletion or insertion with more than a terminal row of the line after the cursor', () => {
+    // Shifting the rest of a line up to the bound for every sequence would make a flood of them quadratic.
+    const long = 'y'.repeat(MAX_TERMINAL_DIMENSION + 1);
+    expect(lineView(`${long}\r\u001b[P\u001b[5@`)).toBe(long);
+    // Within a row of the end, they apply.
+    expect(lineView(`${long}\r\u001b[2C\u001b[P`)).toBe(long.slice(1));
   });
 });

@@ -181,19 +181,6 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
         /command not found: "no-such-command-local-pty" is in none of the PTY's PATH directories \(\/usr\/local\/bin:\/usr\/bin:\/bin\)/,
         'spawn_failed',
       ],
-      [
-        'a relative path to nothing',
-        { command: './no-such-script.sh', description: 'x' },
-        /"\.\/no-such-script\.sh" cannot run: no such file \(looked for in \/.*\)\. Nothing was started/,
-        'spawn_failed',
-      ],
-      [
-        'a file that is not executable',
-        { command: '/etc/passwd', description: 'x' },
-        /"\/etc\/passwd" cannot run: it is not executable/,
-        'spawn_failed',
-      ],
-      ['a directory', { command: '/tmp', description: 'x' }, /"\/tmp" cannot run: it is not a file/, 'spawn_failed'],
       ['rows 0', { command: 'cat', description: 'x', rows: 0 }, /rows: must be at least 1/, undefined],
       [
         'cols too many',
@@ -210,6 +197,24 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
       expect(failed.message).toMatch(message);
       if (code) expect(failed.code).toBe(code);
       expect(ctx.host.permissionLog).toHaveLength(0);
+      expect(await s.list()).toEqual(before);
+    });
+
+    // A path is looked at only once the spawn is allowed (whether a file exists is not told before): then refused.
+    it.each([
+      [
+        'a relative path to nothing',
+        './no-such-script.sh',
+        /"\.\/no-such-script\.sh" cannot run: no such file \(looked for in \/.*\)\. Nothing was started/,
+      ],
+      ['a file that is not executable', '/etc/passwd', /"\/etc\/passwd" cannot run: it is not executable/],
+      ['a directory', '/tmp', /"\/tmp" cannot run: it is not a file/],
+    ])('pty_spawn of %s is refused after the prompt, and nothing starts', async (_case, command, message) => {
+      const s = new Session(ctx.host, 'ses_bad_path');
+      const before = await s.list();
+      const failed = fails(await s.call('pty_spawn', { command, description: 'x' }));
+      expect(failed).toMatchObject({ code: 'spawn_failed', message: expect.stringMatching(message) });
+      expect(ctx.host.permissionLog).toHaveLength(1);
       expect(await s.list()).toEqual(before);
     });
 
