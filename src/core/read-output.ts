@@ -113,9 +113,13 @@ export async function readOutput(
   if (input.raw) {
     // The raw text as the terminal got it (escape sequences and \r kept), paged by its own lines, each cut like any line.
     const rawLines = buffer.rawText().split('\n');
+    // A final newline ends the last line: the empty piece after it is no line (tail: true, limit: 3 gave two), and the
+    // page that holds the last line keeps that newline, so pages joined by newlines are still the text as written.
+    const endsWithNewline = rawLines.length > 1 && rawLines.at(-1) === '';
+    if (endsWithNewline) rawLines.pop();
     const w = window(rawLines.length, input.offset, limit, input.tail, 'raw lines');
     const lines = viewLines(rawLines.slice(w.start, w.end).map((text, i) => ({ lineNumber: w.start + i + 1, text })));
-    const text = lines.map((l) => l.text).join('\n');
+    const text = lines.map((l) => l.text).join('\n') + (endsWithNewline && w.end === rawLines.length ? '\n' : '');
     const cutLines = lines.filter((l) => l.cutFrom !== undefined).length;
     const { start, end, ...next } = w;
     const result: RawRead = {

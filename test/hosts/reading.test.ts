@@ -92,8 +92,13 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
       cutLines: 0,
       hasMore: false,
     });
+    expect(raw).toMatchObject({ rawLines: 2, returned: 2 });
+    // The newest raw line is the last one printed, its newline kept; nothing after a final newline counts as a line.
     const rawTail = await s.read(id, { raw: true, tail: true, limit: 1 });
-    expect(rawTail).toMatchObject({ text: '', offset: 2 });
+    expect(rawTail).toMatchObject({ text: '10%\r50%\r100%\n', offset: 1, returned: 1 });
+    const rawHead = await s.read(id, { raw: true, limit: 1 });
+    expect(rawHead).toMatchObject({ text: '\u001b[31mred\u001b[0m', hasMore: true });
+    expect(`${rawHead.text}\n${rawTail.text}`).toBe(raw.text);
   });
 
   it('searches with a regular expression, case-insensitively when asked', async () => {
