@@ -86,7 +86,11 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
       "print('line', repr(sys.stdin.readline()))",
     ].join('\n');
     const { id } = await s.spawn({ command: 'python3', args: ['-c', asker], rows: 6, cols: 40 });
-    const replies = ok(await s.call('pty_read', { id, wait: { pattern: '^replies', timeoutMs: 10_000 } }), WaitedRead);
+    // The whole line: print flushes "\nreplies" before the rest, and the unfinished line counts for a wait.
+    const replies = ok(
+      await s.call('pty_read', { id, wait: { pattern: '^replies \\[.*\\]$', timeoutMs: 10_000 } }),
+      WaitedRead,
+    );
     expect(replies.reason).toBe('match');
     expect(replies.match?.text).toBe("replies [b'\\x1b[2;4R', b'\\x1b[0n', b'\\x1b[?1;2c', b'\\x1b[>0;276;0c']");
     await waitFor(async () => (await s.read(id, { tail: true, limit: 1 })).lines[0]?.text === 'name? ', 'the prompt');
