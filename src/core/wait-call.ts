@@ -101,7 +101,7 @@ export function startWait(
 
 /** Settles once the PTY's program has ended (its status final), or after `boundMs`, whichever comes first. */
 function endOf(session: PtySession, boundMs: number, scheduler?: SchedulerLike): Promise<unknown> {
-  if (session.status !== 'running' && session.status !== 'starting') return Promise.resolve();
+  if (!session.acceptsInput) return Promise.resolve();
   // The activity ends with the PTY (after its exit, or without one when its stream failed): either way it is over.
   const ended$ = session.activity$.pipe(
     filter((activity) => activity.kind === 'exit'),

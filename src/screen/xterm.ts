@@ -6,20 +6,23 @@ import { Specimens } from '../shapes/specimens.js';
 export type XtermTerminal = xtermModule.Terminal;
 type TerminalClass = typeof xtermModule.Terminal;
 
-// @xterm/headless is one CommonJS bundle that sets __esModule. Node's ESM loader (the shipped build) sees only its
-// default export, module.exports; CommonJS (ts-jest) and Bun see the named export too. Take whichever is there.
-const loaded = xtermModule as unknown as { Terminal?: TerminalClass; default?: { Terminal?: TerminalClass } };
-const TerminalCtor = loaded.Terminal ?? loaded.default?.Terminal;
-if (TerminalCtor === undefined) throw new Error('@xterm/headless: no Terminal export found');
+/**
+ * A named export of an @xterm CommonJS bundle, which sets __esModule: Node's ESM loader (the shipped build) sees only
+ * its default export, module.exports; CommonJS (ts-jest) and Bun see the named export too. Takes whichever is there.
+ */
+function bundleExport<T>(module: object, name: string, bundle: string): T {
+  const loaded = module as Record<string, unknown> & { default?: Record<string, unknown> };
+  const found = loaded[name] ?? loaded.default?.[name];
+  if (found === undefined) throw new Error(`${bundle}: no ${name} export found`);
+  return found as T;
+}
 
-// The same for the Unicode 11 width addon (one CommonJS bundle too).
-const unicodeLoaded = unicode11Module as unknown as {
-  Unicode11Addon?: Unicode11AddonClass;
-  default?: { Unicode11Addon?: Unicode11AddonClass };
-};
-type Unicode11AddonClass = typeof unicode11Module.Unicode11Addon;
-const Unicode11Ctor = unicodeLoaded.Unicode11Addon ?? unicodeLoaded.default?.Unicode11Addon;
-if (Unicode11Ctor === undefined) throw new Error('@xterm/addon-unicode11: no Unicode11Addon export found');
+const TerminalCtor = bundleExport<TerminalClass>(xtermModule, 'Terminal', '@xterm/headless');
+const Unicode11Ctor = bundleExport<typeof unicode11Module.Unicode11Addon>(
+  unicode11Module,
+  'Unicode11Addon',
+  '@xterm/addon-unicode11',
+);
 
 export interface TerminalSize {
   readonly rows: number;
@@ -32,7 +35,7 @@ export interface TerminalSize {
  */
 export function createTerminal(size: TerminalSize): XtermTerminal {
   // logLevel off: xterm.js logs sequences it does not know to the console, which is the host's.
-  const terminal = new TerminalCtor!({
+  const terminal = new TerminalCtor({
     rows: size.rows,
     cols: size.cols,
     scrollback: 0,
@@ -43,7 +46,7 @@ export function createTerminal(size: TerminalSize): XtermTerminal {
   // Character widths as glibc's wcwidth and tmux give them, which is what programs lay their lines out by: xterm.js's
   // own table (Unicode 6) takes an emoji for one column, so a line of them wrapped and a cursor after one stood
   // elsewhere than the program meant.
-  terminal.loadAddon(new Unicode11Ctor!());
+  terminal.loadAddon(new Unicode11Ctor());
   terminal.unicode.activeVersion = '11';
   return terminal;
 }

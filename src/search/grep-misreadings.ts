@@ -60,7 +60,8 @@ export function grepMisreading(pattern: string): string | undefined {
       continue;
     }
     if (c === '(' && pattern[i + 1] === '?') return groupSyntax(pattern.slice(i));
-    const quantifier = QUANTIFIER.exec(pattern.slice(i))?.[0];
+    QUANTIFIER.lastIndex = i;
+    const quantifier = QUANTIFIER.exec(pattern)?.[0];
     if (quantifier !== undefined) {
       if (last === 'quantifier' && quantifier === '?')
         return lazyQuantifier(pattern[i - 1] === '}' ? '}?' : `${pattern[i - 1]}?`);
@@ -81,8 +82,8 @@ export function grepMisreading(pattern: string): string | undefined {
   return undefined;
 }
 
-/** A quantifier grep -E reads as one: `*`, `+`, `?`, or an interval such as `{2}` or `{1,3}`. */
-const QUANTIFIER = /^(?:[*+?]|\{[0-9]*(?:,[0-9]*)?\})/;
+/** A quantifier grep -E reads as one: `*`, `+`, `?`, or an interval such as `{2}` or `{1,3}` (sticky: at lastIndex). */
+const QUANTIFIER = /[*+?]|\{[0-9]*(?:,[0-9]*)?\}/y;
 
 /**
  * `+?` is a lazy `+` to RE2, PCRE and JavaScript; grep -E reads it as `(…+)?`, which may match nothing, so `a+?`
@@ -108,19 +109,18 @@ function noLowerBound(quantifier: string): string {
  */
 function groupSyntax(group: string): string {
   const opening = /^\(\?(?:[a-zA-Z-]*[:)]|<?[=!]|P?<[A-Za-z_]\w*>)?/.exec(group)?.[0] ?? '(?';
-  const instead = /^\(\?[a-zA-Z-]*\)$/.test(opening)
-    ? opening.includes('i')
-      ? 'set ignoreCase: true instead (grep -E takes no inline flags)'
-      : 'leave the inline flags out (grep -E takes none)'
-    : /^\(\?[a-zA-Z-]*:$/.test(opening)
-      ? 'write a plain group (...) instead (grep -E has no non-capturing groups)'
-      : /[=!]$/.test(opening)
-        ? 'search without the look-around (grep -E has none), for the wider text'
-        : /^\(\?P?</.test(opening)
-          ? 'write a plain group (...) instead (grep -E has no named groups)'
-          : 'write a plain group (...) instead';
+  const instead = GROUP_ADVICE.find(([kind]) => kind.test(opening))?.[1] ?? 'write a plain group (...) instead';
   return `\`${opening}\` is not grep -E (POSIX extended regex) syntax: grep would take the "?" for a stray quantifier and search for something else; ${instead}`;
 }
+
+/** What to write for each kind of `(?` opening, the first that fits. */
+const GROUP_ADVICE: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^\(\?[a-zA-Z-]*i[a-zA-Z-]*\)$/, 'set ignoreCase: true instead (grep -E takes no inline flags)'],
+  [/^\(\?[a-zA-Z-]*\)$/, 'leave the inline flags out (grep -E takes none)'],
+  [/^\(\?[a-zA-Z-]*:$/, 'write a plain group (...) instead (grep -E has no non-capturing groups)'],
+  [/[=!]$/, 'search without the look-around (grep -E has none), for the wider text'],
+  [/^\(\?P?</, 'write a plain group (...) instead (grep -E has no named groups)'],
+];
 
 function hint(letter: string, inBracket: boolean): string {
   if (!inBracket)

@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { isProcess, lastPid, pidMax, type ProcStat, readStat } from '../engine/procfs.js';
 import { MAX_CHASED_PIDS, SCAN_CACHE_MAX_AGE_MS, SCAN_SLICE_PROCESSES } from '../limits.js';
 import type { ScannedMember } from '../operators/sweep-session.js';
+import { isMember } from './session-signals.js';
 import { procStepTurns } from './step-turns.js';
 
 /** Where a session scan reads processes from: /proc, or a test's own list. */
@@ -152,8 +153,7 @@ export function sessionScanner(
       const stat = source.read(pid);
       if (stat === undefined) continue;
       sessions.set(pid, stat.state === 'Z' ? NO_SESSION : stat.sessionId);
-      if (stat.sessionId === terminalSid && stat.startTime >= notBefore && stat.state !== 'Z')
-        members.push({ pid, pgrp: stat.pgrp, state: stat.state });
+      if (isMember(stat, terminalSid, notBefore)) members.push({ pid, pgrp: stat.pgrp, state: stat.state });
     }
     listed.record(at, sessions);
     lastComplete = chaseFrom === undefined || chase(chaseFrom, members, onChased);
@@ -183,9 +183,7 @@ export function sessionScanner(
         if (++chased > MAX_CHASED_PIDS) return false;
         if (seen.has(pid)) continue;
         const stat = source.read(pid);
-        if (stat === undefined || stat.sessionId !== terminalSid || stat.startTime < notBefore || stat.state === 'Z')
-          continue;
-        if (source.isProcess !== undefined && !source.isProcess(pid)) continue;
+        if (!isMember(stat, terminalSid, notBefore) || source.isProcess?.(pid) === false) continue;
         seen.add(pid);
         const member = { pid, pgrp: stat.pgrp, state: stat.state };
         members.push(member);
