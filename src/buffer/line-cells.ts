@@ -1,4 +1,5 @@
 import { MAX_TERMINAL_DIMENSION } from '../limits.js';
+import { charColumns, MAY_HOLD_WIDE } from '../text/char-width.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 import {
   type ByteRing,
@@ -12,6 +13,8 @@ import {
 import { objectArray } from '../shapes/object-array.js';
 
 const SPACE = 0x20;
+/** The cell after a wide character's (it takes two columns); no code point, so no text can be mistaken for it. */
+const WIDE_TAIL = 0x110000;
 /** First capacity of a line's cells; it doubles as the line grows. */
 const INITIAL_LINE_CELLS = 256;
 /** Runs shorter than this are appended to the last run when it is short too. */
@@ -31,6 +34,10 @@ const DECODE_SLICE = 8_192;
  *
  * A line is a plain string while text only appends to it (the common case, no per-char work); the first overwrite
  * or partial erase turns it into a cell array, so rewriting a long line costs O(what is written), never O(line).
+ * Cells are columns, as a terminal's: a code point each, and a wide character (CJK, emoji) a second cell after it
+ * (WIDE_TAIL), so `\r`, backspace and cursor moves land where they do on a terminal. A plain string counts UTF-16
+ * units, which are columns only while it holds no wide character and no pair: before a cursor move on one that does,
+ * the line becomes cells.
  */
 export class LineCells {
   // The line, in absolute columns. Columns below `base` were cut off a line far longer than the bound.
@@ -48,8 +55,13 @@ export class LineCells {
    * no look at `parts`.
    */
   private textHasPairs = false;
-  /** The line once something overwrote or partly erased it (until it ends); `parts` is unused meanwhile. */
-  private cells: Uint16Array | undefined;
+  /** Whether `parts` may hold a character two columns wide (MAY_HOLD_WIDE). */
+  private textHasWide = false;
+  /**
+   * The line once something overwrote, partly erased or moved the cursor back on a line of wide characters (until it
+   * ends), a code point or WIDE_TAIL per column; `parts` is unused meanwhile.
+   */
+  private cells: Uint32Array | undefined;
   private base = 0;
   private length = 0;
   private cursor = 0;
@@ -104,13 +116,18 @@ export class LineCells {
     return keptTailAscii(this.ring, this.parts, need, this.tailScratch);
   }
 
-  /** The last `limit` characters of `partial()`: the runs (or cells) they are in, not the whole line. */
+  /**
+   * The last `limit` characters of `partial()`: the runs (or cells) they are in, not the whole line. Of cells, the last
+   * `limit` columns, a wide character cut by the limit whole.
+   */
   partialTail(limit: number): string {
-    const start = Math.max(this.visibleStart(), this.length - limit);
+    const visible = this.visibleStart();
+    const start = Math.max(visible, this.length - limit);
     if (start >= this.length) return '';
-    if (this.partialCache !== undefined || this.cells !== undefined) {
-      return this.partialCache !== undefined ? this.partialCache.slice(-(this.length - start)) : this.decode(start);
+    if (this.cells !== undefined) {
+      return this.decode(start > visible && this.cells[start - this.base] === WIDE_TAIL ? start - 1 : start);
     }
+    if (this.partialCache !== undefined) return this.partialCache.slice(-(this.length - start));
     let tail = '';
     for (let p = this.parts.length - 1, need = this.length - start; p >= 0 && need > 0; p--) {
       const part = this.parts[p] as KeptText;
@@ -120,7 +137,7 @@ export class LineCells {
     return tail;
   }
 
-  /** Length of `partial()` without building it. */
+  /** Length of `partial()` without building it (in columns: a wide character counts two). */
   get partialLength(): number {
     return Math.max(this.length - this.visibleStart(), 0);
   }
@@ -152,22 +169,34 @@ export class LineCells {
   }
 
   backspace(): void {
+    this.inColumns();
     if (this.cursor > 0) this.cursor--;
   }
 
   /** `CSI G`: to a 0-based column. */
   cursorToColumn(column: number): void {
+    this.inColumns();
     this.cursor = column;
   }
 
   /** `CSI C`: at most a screen width past the text, so the padding a later write adds stays bounded. */
   cursorForward(count: number): void {
+    this.inColumns();
     this.cursor = Math.max(this.cursor, Math.min(this.cursor + count, this.length + MAX_TERMINAL_DIMENSION));
   }
 
   /** `CSI D`. */
   cursorBack(count: number): void {
+    this.inColumns();
     this.cursor = Math.max(this.cursor - count, 0);
+  }
+
+  /**
+   * Makes the cursor and length count columns: a string holding wide characters or pairs counts units, so it becomes
+   * cells before a cursor move or edit is measured against it. (`\r` needs none: column 0 is unit 0.)
+   */
+  private inColumns(): void {
+    if (this.cells === undefined && (this.textHasWide || this.textHasPairs)) this.toCells();
   }
 
   /** Writes printable text (surrogate pairs whole) at the cursor. */
@@ -178,6 +207,7 @@ export class LineCells {
       const padding = this.cursor - this.length;
       // Plain runs hold no surrogates (they stop at any); a pair is put on its own.
       if (isHigh(run.charCodeAt(0))) this.textHasPairs = true;
+      else if (!this.textHasWide && MAY_HOLD_WIDE.test(run)) this.textHasWide = true;
       if (padding > 0) this.parts.push(' '.repeat(padding));
       this.appendPart(run);
       this.length += padding + run.length;
@@ -186,7 +216,7 @@ export class LineCells {
       for (let i = 0; i < run.length; i++) {
         const unit = run.charCodeAt(i);
         if (isHigh(unit)) {
-          this.writeCell(unit, run.charCodeAt(i + 1));
+          this.writeCell(run.codePointAt(i) as number);
           i++;
         } else {
           this.writeCell(unit);
@@ -215,9 +245,10 @@ export class LineCells {
     this.cutHead();
   }
 
-  private writeCell(first: number, second?: number): void {
+  private writeCell(codePoint: number): void {
     const at = this.cursor;
-    const end = second === undefined ? at + 1 : at + 2;
+    const wide = charColumns(codePoint) === 2;
+    const end = wide ? at + 2 : at + 1;
     const base = this.base;
     const cells = this.reserve(end - base);
     const padFrom = Math.max(this.length, base);
@@ -227,22 +258,22 @@ export class LineCells {
       if (end > base) cells.fill(SPACE, 0, end - base);
     } else {
       const index = at - base;
-      // Overwriting half of an earlier pair leaves its other half blank, like a clobbered wide character.
-      if (at < this.length && index > 0 && isLow(cells[index] ?? 0) && isHigh(cells[index - 1] ?? 0))
-        cells[index - 1] = SPACE;
-      cells[index] = first;
-      if (second !== undefined) cells[index + 1] = second;
+      // Overwriting the second column of a wide character leaves its first blank, as a terminal does.
+      if (at < this.length && index > 0 && cells[index] === WIDE_TAIL) cells[index - 1] = SPACE;
+      cells[index] = codePoint;
+      if (wide) cells[index + 1] = WIDE_TAIL;
     }
     this.length = Math.max(this.length, end);
+    // The second column of a wide character whose first this write took is left blank.
     const after = end - base;
-    if (end < this.length && after > 0 && isLow(cells[after] ?? 0) && !isHigh(cells[after - 1] ?? 0))
-      cells[after] = SPACE;
+    if (end < this.length && after > 0 && cells[after] === WIDE_TAIL) cells[after] = SPACE;
     this.cursor = end;
   }
 
   /** `CSI K` with its mode: 0 cursor to end, 1 start to cursor, 2 the whole line. */
   eraseInLine(mode: number): void {
     if (mode > 2) return;
+    this.inColumns();
     this.partialCache = undefined;
     // Erasing everything (after \r, typically) leaves blanks only, which is an empty line: back to the start.
     if (mode === 2 || (mode === 1 && this.cursor + 1 >= this.length) || (mode === 0 && this.cursor === 0)) {
@@ -257,15 +288,16 @@ export class LineCells {
     if (mode === 0) {
       this.length = this.cursor;
       const last = this.length - base - 1;
-      if (last >= 0 && isHigh(cells[last] ?? 0)) cells[last] = SPACE;
+      if (last >= 0 && isWideCell(cells[last] as number)) cells[last] = SPACE;
     } else if (this.cursor >= base) {
       cells.fill(SPACE, 0, this.cursor - base + 1);
-      if (isLow(cells[this.cursor - base + 1] ?? 0)) cells[this.cursor - base + 1] = SPACE;
+      if (cells[this.cursor - base + 1] === WIDE_TAIL) cells[this.cursor - base + 1] = SPACE;
     }
   }
 
   /** `ESC 7` / `CSI s`: remembers the cursor's column on this line. */
   saveCursor(): void {
+    this.inColumns();
     this.savedCursor = this.cursor;
     this.savedOnLine = this.lineSerial;
   }
@@ -283,18 +315,24 @@ export class LineCells {
    * sends for a deletion in the middle of the line.
    */
   deleteChars(count: number): void {
+    this.inColumns();
     if (this.cursor >= this.length || this.cursor < this.base || this.beyondOneRow()) return;
     this.partialCache = undefined;
     const cells = this.toCells();
     const at = this.cursor - this.base;
     const gone = Math.min(count, this.length - this.cursor);
+    // The halves of two wide characters can meet here, each without its own: both go blank, as on a terminal.
+    const leadLosesTail = at > 0 && cells[at] === WIDE_TAIL;
+    const tailLosesLead = this.cursor + gone < this.length && cells[at + gone] === WIDE_TAIL;
     cells.copyWithin(at, at + gone, this.length - this.base);
     this.length -= gone;
-    this.mendPairsAt(at);
+    if (leadLosesTail) cells[at - 1] = SPACE;
+    if (tailLosesLead) cells[at] = SPACE;
   }
 
   /** `CSI @` (ICH): inserts `count` blanks at the cursor; the characters from it move right. */
   insertBlanks(count: number): void {
+    this.inColumns();
     if (this.cursor >= this.length || this.cursor < this.base || this.beyondOneRow()) return;
     this.partialCache = undefined;
     const at = this.cursor - this.base;
@@ -310,6 +348,7 @@ export class LineCells {
 
   /** `CSI X` (ECH): blanks `count` characters from the cursor, which stays; erased to the end, they are gone. */
   eraseChars(count: number): void {
+    this.inColumns();
     if (this.cursor >= this.length) return;
     if (this.cursor + count >= this.length) {
       this.eraseInLine(0);
@@ -333,14 +372,15 @@ export class LineCells {
     return this.length - this.cursor > MAX_TERMINAL_DIMENSION;
   }
 
-  /** Where `index` (into the cells) now joins two runs: a surrogate pair's half left alone there becomes a blank. */
+  /** Where `index` (into the cells) now joins two runs: half a wide character left alone there becomes a blank. */
   private mendPairsAt(index: number): void {
     const cells = this.cells;
     if (cells === undefined) return;
     const end = this.length - this.base;
-    if (index < end && isLow(cells[index] ?? 0) && !(index > 0 && isHigh(cells[index - 1] ?? 0))) cells[index] = SPACE;
-    if (index > 0 && index - 1 < end && isHigh(cells[index - 1] ?? 0) && !(index < end && isLow(cells[index] ?? 0)))
-      cells[index - 1] = SPACE;
+    const tailAt = index < end && cells[index] === WIDE_TAIL;
+    const wideBefore = index > 0 && index - 1 < end && isWideCell(cells[index - 1] as number);
+    if (tailAt && !wideBefore) cells[index] = SPACE;
+    if (wideBefore && !tailAt) cells[index - 1] = SPACE;
   }
 
   /** Small runs join the last one (short strings, cheap to concatenate) so a line typed a character at a time is not a part per character. */
@@ -361,21 +401,40 @@ export class LineCells {
     return this.skip > 0 ? text.slice(this.skip) : text;
   }
 
-  private toCells(): Uint16Array {
+  /**
+   * The line as cells. Its text counted UTF-16 units, so the length, and a cursor at or past the end, move by the
+   * columns its wide characters and pairs add or take.
+   */
+  private toCells(): Uint32Array {
     if (this.cells !== undefined) return this.cells;
     const text = this.joinedText();
-    const cells = new Uint16Array(Math.max(INITIAL_LINE_CELLS, 2 * text.length));
-    for (let i = 0; i < text.length; i++) cells[i] = text.charCodeAt(i);
+    const cells = new Uint32Array(Math.max(INITIAL_LINE_CELLS, 2 * text.length));
+    let count = 0;
+    if (this.textHasWide || this.textHasPairs) {
+      for (let i = 0; i < text.length; i++) {
+        const codePoint = text.codePointAt(i) as number;
+        if (codePoint > 0xffff) i++;
+        cells[count++] = codePoint;
+        if (charColumns(codePoint) === 2) cells[count++] = WIDE_TAIL;
+      }
+    } else {
+      for (let i = 0; i < text.length; i++) cells[i] = text.charCodeAt(i);
+      count = text.length;
+    }
+    const shift = count - text.length;
+    if (this.cursor >= this.length) this.cursor += shift;
+    this.length += shift;
+    this.peak = Math.max(this.peak, this.length);
     this.cells = cells;
     this.dropParts();
     this.skip = 0;
     return cells;
   }
 
-  private reserve(size: number): Uint16Array {
+  private reserve(size: number): Uint32Array {
     const cells = this.toCells();
     if (size <= cells.length) return cells;
-    const grown = new Uint16Array(Math.max(size, 2 * cells.length));
+    const grown = new Uint32Array(Math.max(size, 2 * cells.length));
     grown.set(cells.subarray(0, Math.max(this.length - this.base, 0)));
     this.cells = grown;
     return grown;
@@ -425,21 +484,23 @@ export class LineCells {
     this.dropParts();
     this.skip = 0;
     this.textHasPairs = false;
+    this.textHasWide = false;
     this.base = 0;
     this.length = 0;
     this.peak = 0;
     this.partialCache = '';
   }
 
-  /** Where the visible line starts: within the line bound, and never on the second half of a cut pair. */
+  /** Where the visible line starts: within the line bound, and never on the second half of a cut pair or wide character. */
   private visibleStart(): number {
     const start = Math.max(this.length - this.maxChars, this.base);
-    if (this.cells === undefined && !this.textHasPairs) return start;
-    return start < this.length && isLow(this.unitAt(start)) ? start + 1 : start;
+    if (start >= this.length) return start;
+    if (this.cells !== undefined) return this.cells[start - this.base] === WIDE_TAIL ? start + 1 : start;
+    return this.textHasPairs && isLow(this.unitAt(start)) ? start + 1 : start;
   }
 
+  /** The UTF-16 unit of the (plain string) line at `column`. */
   private unitAt(column: number): number {
-    if (this.cells !== undefined) return this.cells[column - this.base] ?? 0;
     let at = column - this.base + this.skip;
     for (const part of this.parts) {
       if (at < part.length) return keptCharCodeAt(this.ring, part, at);
@@ -464,14 +525,29 @@ export class LineCells {
     return this.decode(start);
   }
 
-  /** The cells from absolute column `start` to the end, as a string. */
+  /** The cells from absolute column `start` to the end, as a string: their code points, wide characters' tails left out. */
   private decode(start: number): string {
-    const cells = this.cells as Uint16Array;
+    const cells = this.cells as Uint32Array;
     let text = '';
     for (let from = start - this.base, end = this.length - this.base; from < end; from += DECODE_SLICE) {
       const slice = cells.subarray(from, Math.min(from + DECODE_SLICE, end));
-      text += String.fromCharCode.apply(null, slice as unknown as number[]);
+      text += allBelow(slice, 0x10000)
+        ? String.fromCharCode.apply(null, slice as unknown as number[])
+        : String.fromCodePoint.apply(
+            null,
+            Array.from(slice).filter((cell) => cell !== WIDE_TAIL),
+          );
     }
     return text;
   }
+}
+
+function allBelow(cells: Uint32Array, limit: number): boolean {
+  for (let i = 0; i < cells.length; i++) if ((cells[i] as number) >= limit) return false;
+  return true;
+}
+
+/** Whether a cell holds a character two columns wide (its next cell is then its WIDE_TAIL). */
+function isWideCell(cell: number): boolean {
+  return cell !== WIDE_TAIL && charColumns(cell) === 2;
 }

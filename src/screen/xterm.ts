@@ -1,21 +1,11 @@
 import * as unicode11Module from '@xterm/addon-unicode11';
 import * as xtermModule from '@xterm/headless';
 import { KEPT_EMULATOR_SPECIMENS } from '../limits.js';
+import { bundleExport } from '../shapes/bundle-export.js';
 import { Specimens } from '../shapes/specimens.js';
 
 export type XtermTerminal = xtermModule.Terminal;
 type TerminalClass = typeof xtermModule.Terminal;
-
-/**
- * A named export of an @xterm CommonJS bundle, which sets __esModule: Node's ESM loader (the shipped build) sees only
- * its default export, module.exports; CommonJS (ts-jest) and Bun see the named export too. Takes whichever is there.
- */
-function bundleExport<T>(module: object, name: string, bundle: string): T {
-  const loaded = module as Record<string, unknown> & { default?: Record<string, unknown> };
-  const found = loaded[name] ?? loaded.default?.[name];
-  if (found === undefined) throw new Error(`${bundle}: no ${name} export found`);
-  return found as T;
-}
 
 const TerminalCtor = bundleExport<TerminalClass>(xtermModule, 'Terminal', '@xterm/headless');
 const Unicode11Ctor = bundleExport<typeof unicode11Module.Unicode11Addon>(

@@ -32,6 +32,14 @@ describe('the line view of a line edited in place, against xterm.js', () => {
     ['erase characters to the end', 'abcdef\u001b[2D\u001b[9X', 'abcd'],
     ['a cursor saved and restored (DECSC/DECRC)', 'abc\u001b7123\u001b8X', 'abcX23'],
     ['a cursor saved and restored (SCOSC/SCORC)', 'abc\u001b[s123\u001b[uX', 'abcX23'],
+    ['wide characters under a carriage return', '日本語\rab', 'ab本語'],
+    ['a backspace onto a wide character', '日本\bx', '日 x'],
+    ['a column after wide characters', '日本\u001b[6Gx', '日本 x'],
+    ['the first column of an emoji overwritten', 'a😀b\u001b[3Dx', 'ax b'],
+    ['the second column of an emoji overwritten', 'a😀b\u001b[2Dx', 'a xb'],
+    ['an erase from inside a wide character', '日本語\u001b[4G\u001b[K', '日'],
+    ['a deletion at a wide character', '日本語\r\u001b[2C\u001b[P', '日 語'],
+    ['a cursor saved after wide characters', '日本\u001b7ab\u001b8X', '日本Xb'],
   ])('%s', async (_, input, expected) => {
     expect(lineView(input)).toBe(expected);
     expect(await xtermRow(input)).toBe(expected);
@@ -40,6 +48,12 @@ describe('the line view of a line edited in place, against xterm.js', () => {
   it('agrees with xterm.js on any mix of text, carriage returns, cursor moves, deletions, insertions and erasures', async () => {
     const step = fc.oneof(
       fc.stringMatching(/^[a-z]{1,6}$/),
+      // Wide characters (CJK, full-width, an emoji in and beyond the BMP) and narrow ones beyond the BMP.
+      fc
+        .array(fc.constantFrom('日', '本', 'Ａ', '⌚', '😀', '🚀', '𝐀', 'é'), { minLength: 1, maxLength: 3 })
+        .map((chars) => chars.join('')),
+      fc.constant('\b'),
+      fc.integer({ min: 1, max: 12 }).map((n) => `\u001b[${n}G`),
       fc.constant('\r'),
       fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}D`),
       fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}C`),
