@@ -137,6 +137,14 @@ export class LineCells {
     return tail;
   }
 
+  /**
+   * The columns of a line longer than the bound that were dropped from its head (what `partial()` leaves out before
+   * its first character); 0 for any line within the bound.
+   */
+  get headDropped(): number {
+    return this.base === 0 && this.length <= this.maxChars ? 0 : this.visibleStart();
+  }
+
   /** Length of `partial()` without building it (in columns: a wide character counts two). */
   get partialLength(): number {
     return Math.max(this.length - this.visibleStart(), 0);

@@ -15,8 +15,11 @@ import { indexOrEnd, nextMatch, SPECIAL_BUT_LF } from './special-units.js';
 
 /** Where a renderer puts the lines it completes. */
 export interface LineSink {
-  /** One completed line, as rendered. */
-  line(text: string): void;
+  /**
+   * One completed line, as rendered; `headDropped`: the characters a line longer than the bound lost from its head
+   * (only its newest are kept), when it did.
+   */
+  line(text: string, headDropped?: number): void;
   /**
    * `input.slice(from, to)` is whole plain lines, each ended by `\n` and within the line bound, that render
    * exactly as written: one call for a run of them, so a sink can keep them without a string per line.
@@ -362,6 +365,11 @@ export class LineRenderer {
     return this.line.partialTailAscii(limit);
   }
 
+  /** What the unfinished line lost from its head for being longer than the bound (see LineSink.line). */
+  get partialHeadDropped(): number {
+    return this.line.headDropped;
+  }
+
   /** Length of `partial()` without building it. */
   get partialLength(): number {
     return this.line.partialLength;
@@ -426,9 +434,12 @@ export class LineRenderer {
   /** The controls that act on the line; every other C0/C1 control has no visible effect and is dropped. */
   private control(unit: number, sink: LineSink): void {
     switch (unit) {
-      case LF:
-        sink.line(this.line.take());
+      case LF: {
+        const headDropped = this.line.headDropped;
+        if (headDropped > 0) sink.line(this.line.take(), headDropped);
+        else sink.line(this.line.take());
         return;
+      }
       case CR:
         this.line.carriageReturn();
         return;

@@ -92,6 +92,12 @@ export class LineStore implements LineSink {
   /** Cost of the retained lines, as the bound counts it. */
   chars = 0;
   dropped = 0;
+  /**
+   * The newest line that lost its head for being longer than the bound (its index; -1 for none) and how many
+   * characters it lost. One is enough: such a line keeps the whole bound, so any older one is gone by then.
+   */
+  private headCutIndex = -1;
+  private headCutChars = 0;
 
   constructor(private readonly options: LineStoreOptions) {}
 
@@ -99,12 +105,21 @@ export class LineStore implements LineSink {
     return this.total - this.dropped;
   }
 
+  /** The characters line `index` (absolute, from 0) lost from its head (see LineSink.line); 0 when it lost none. */
+  headDroppedAt(index: number): number {
+    return index === this.headCutIndex && index >= this.dropped ? this.headCutChars : 0;
+  }
+
   /** The ring offset of the oldest span kept here, or `none` when it holds none: see ByteRing.write. */
   oldestSpanOr(none: number): number {
     return this.spans.oldestOr(none);
   }
 
-  line(text: string): void {
+  line(text: string, headDropped = 0): void {
+    if (headDropped > 0) {
+      this.headCutIndex = this.total;
+      this.headCutChars = headDropped;
+    }
     if (this.open.length === 0) {
       this.openFirst = this.total;
       this.openStart = this.end;

@@ -42,9 +42,12 @@ export interface BufferLine {
   /** Absolute: line 1 is the first line the PTY ever printed, whatever has been dropped since. */
   readonly lineNumber: number;
   readonly text: string;
+  /** A line longer than the bound keeps its newest characters only: how many went from its head (see headDropped). */
+  readonly headDropped?: number;
 }
 
-const bufferLine = (lineNumber: number, text: string): BufferLine => ({ lineNumber, text });
+const bufferLine = (lineNumber: number, text: string, headDropped: number): BufferLine =>
+  headDropped > 0 ? { lineNumber, text, headDropped } : { lineNumber, text };
 
 export interface BufferStats {
   readonly firstLine: number;
@@ -309,13 +312,25 @@ export class OutputBuffer {
    * one object per line, not two. A read of 500 lines is a few hundred KiB of garbage, and in Bun the eden
    * collections it brings are what a read's p99 is made of (docs/PERFORMANCE.md).
    */
-  pageAs<T>(offset: number, limit: number, make: (lineNumber: number, text: string) => T): T[] {
+  pageAs<T>(offset: number, limit: number, make: (lineNumber: number, text: string, headDropped: number) => T): T[] {
     integerAtLeast('offset', offset, 0);
     integerAtLeast('limit', limit, 0);
     const count = Math.max(0, Math.min(this.retainedLines, offset + limit) - offset);
     const page = new Array<T>(count);
-    for (let k = 0; k < count; k++) page[k] = make(this.firstLine + offset + k, this.lineAt(offset + k));
+    for (let k = 0; k < count; k++) {
+      const lineNumber = this.firstLine + offset + k;
+      page[k] = make(lineNumber, this.lineAt(offset + k), this.headDropped(lineNumber));
+    }
     return page;
+  }
+
+  /**
+   * How many characters line `lineNumber` lost from its head: a line longer than the bound keeps only its newest
+   * (the bound's worth), so what a read shows of it starts that far into the line as printed. 0 for any other line.
+   */
+  headDropped(lineNumber: number): number {
+    if (lineNumber <= this.completedLines) return this.store.headDroppedAt(lineNumber - 1);
+    return lineNumber === this.completedLines + 1 && this.hasPartial() ? this.renderer.partialHeadDropped : 0;
   }
 
   /**

@@ -94,7 +94,12 @@ export async function readOutput(
     // offset pages through the matches: grep stops at offset + limit, the first offset are skipped.
     const skip = input.offset ?? 0;
     const found = await search({ text: parts, pattern: input.pattern, ignoreCase, maxMatches: skip + limit });
-    const lines = viewLines(found.slice(skip).map((m) => ({ lineNumber: firstLine + m.lineNumber - 1, text: m.text })));
+    const lines = viewLines(
+      found.slice(skip).map((m) => {
+        const lineNumber = firstLine + m.lineNumber - 1;
+        return { lineNumber, text: m.text, headDropped: buffer.headDropped(lineNumber) };
+      }),
+    );
     // grep stopped at its limit: more matches may follow.
     const limitReached = found.length >= skip + limit;
     const result: MatchesRead = {

@@ -3,22 +3,29 @@ import { MAX_LINE_CHARS } from '../limits.js';
 import type { OutputMatch } from '../patterns/output-scanner.js';
 import type { ReadLine, WaitMatch } from '../protocol/tool-results.js';
 
-/** A line as a result shows it: cut at MAX_LINE_CHARS, saying so, so one giant line cannot flood the model's context. */
-export const viewLine = (lineNumber: number, text: string): ReadLine =>
-  text.length > MAX_LINE_CHARS
-    ? { line: lineNumber, text: text.slice(0, MAX_LINE_CHARS), cutFrom: text.length }
-    : { line: lineNumber, text };
+/**
+ * A line as a result shows it: cut at MAX_LINE_CHARS, saying so, so one giant line cannot flood the model's context;
+ * and saying how much a line longer than the buffer's bound lost from its head (`headDropped`), so its text is not
+ * taken for the line's start.
+ */
+export function viewLine(lineNumber: number, text: string, headDropped = 0): ReadLine {
+  const line: ReadLine =
+    text.length > MAX_LINE_CHARS
+      ? { line: lineNumber, text: text.slice(0, MAX_LINE_CHARS), cutFrom: text.length }
+      : { line: lineNumber, text };
+  return headDropped > 0 ? { ...line, headDropped } : line;
+}
 
 /**
  * A wait's match as a result shows it: its line cut exactly as viewLine cuts the same line in `lines`. The scanner
  * hands over the whole line (a finished line of a flood, or the unfinished one, can be megabytes); it is cut here,
  * once per wait, not in the scan that runs per chunk.
  */
-export const viewMatch = ({ line, text, unfinished }: OutputMatch): WaitMatch => ({
-  ...viewLine(line, text),
+export const viewMatch = ({ line, text, unfinished }: OutputMatch, headDropped = 0): WaitMatch => ({
+  ...viewLine(line, text, headDropped),
   unfinished,
 });
 
 export function viewLines(lines: readonly BufferLine[]): ReadLine[] {
-  return lines.map(({ lineNumber, text }) => viewLine(lineNumber, text));
+  return lines.map(({ lineNumber, text, headDropped }) => viewLine(lineNumber, text, headDropped));
 }

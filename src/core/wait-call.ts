@@ -152,7 +152,7 @@ function waitResult(
   return {
     reason: outcome.reason,
     waitedMs,
-    ...(outcome.reason === 'match' ? { match: viewMatch(outcome.match) } : {}),
+    ...(outcome.reason === 'match' ? { match: viewMatch(outcome.match, buffer.headDropped(outcome.match.line)) } : {}),
     status: session.status,
     exitCode: session.exitCode,
     lines: resultLines(lines, buffer.completedLines),

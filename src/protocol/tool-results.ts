@@ -63,11 +63,16 @@ export const KillResult = PtyDescription.extend({
 });
 export type KillResult = z.infer<typeof KillResult>;
 
-/** One output line with its absolute number; `cutFrom` (its full length) when it was cut at MAX_LINE_CHARS. */
+/**
+ * One output line with its absolute number; `cutFrom` (its full length) when it was cut at MAX_LINE_CHARS;
+ * `headDropped` when the line was longer than the buffer's bound, which kept only its end: how many characters went
+ * from its head, so `text` starts that far into the line as printed.
+ */
 export const ReadLine = z.strictObject({
   line: z.number().int(),
   text: z.string(),
   cutFrom: z.number().int().optional(),
+  headDropped: z.number().int().optional(),
 });
 export type ReadLine = z.infer<typeof ReadLine>;
 
@@ -113,6 +118,7 @@ export const WaitMatch = z.strictObject({
   line: z.number().int(),
   text: z.string(),
   cutFrom: z.number().int().optional(),
+  headDropped: z.number().int().optional(),
   unfinished: z.boolean(),
 });
 export type WaitMatch = z.infer<typeof WaitMatch>;

@@ -80,7 +80,7 @@ export const ptyRead = defineTool({
     "Read a PTY's output as clean lines (colors and cursor codes removed, progress bars at their last state), each with its absolute line number.",
     `Page with offset (0-based over the retained lines, at most ${MAX_READ_OFFSET}) and limit (default ${DEFAULT_READ_LIMIT}, at most ${MAX_READ_LIMIT}); tail: true gives the newest lines.`,
     `pattern (POSIX extended regex, as grep -E reads it, not wait.pattern's RE2: [0-9] for a digit, no \\d, no (?i): use ignoreCase; syntax grep would read another way is refused with what to write) returns only matching lines (offset pages through the matches); a pattern that needs over ${GREP_CPU_BUDGET_MS} ms of CPU time is stopped as too expensive, and a search on a busy machine after ${GREP_WALL_TIMEOUT_MS} ms.`,
-    `Lines longer than ${MAX_LINE_CHARS} characters are cut (marked). raw: true gives the terminal text as written.`,
+    `Lines longer than ${MAX_LINE_CHARS} characters are cut (cutFrom: the length kept); a line longer than the whole buffer keeps only its end (headDropped: the characters lost from its start). raw: true gives the terminal text as written.`,
     'Works after the program ended, too.',
     'Every read of lines (plain, raw, pattern or wait) has a cursor; pass it back as cursor to get only the lines after it (the unfinished last line included), so nothing is read twice.',
     `With wait, first waits for new output (same rules as pty_write's wait). ${WAIT_RULES}`,

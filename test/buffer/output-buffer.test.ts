@@ -80,9 +80,14 @@ describe('OutputBuffer', () => {
       const buffer = new OutputBuffer({ maxChars: 10, lineOverheadChars: 0 });
       buffer.append('old\n');
       buffer.append('0123456789abcdef\n');
-      expect(buffer.page(0, 5)).toEqual([{ lineNumber: 2, text: '789abcdef' }]);
+      // Its head lost, and said so: 7 + 9 characters as printed.
+      expect(buffer.page(0, 5)).toEqual([{ lineNumber: 2, text: '789abcdef', headDropped: 7 }]);
+      expect(buffer.headDropped(2)).toBe(7);
       buffer.append('x'.repeat(100));
-      expect(buffer.page(0, 5)).toEqual([{ lineNumber: 3, text: 'x'.repeat(9) }]);
+      expect(buffer.page(0, 5)).toEqual([{ lineNumber: 3, text: 'x'.repeat(9), headDropped: 91 }]);
+      buffer.append('\nshort\n');
+      expect(buffer.page(0, 5)).toEqual([{ lineNumber: 4, text: 'short' }]);
+      expect([buffer.headDropped(3), buffer.headDropped(4)]).toEqual([0, 0]);
     });
 
     it('keeps a huge single line within the default bound', () => {

@@ -2,7 +2,7 @@ import { NEVER, Observable, throwError } from 'rxjs';
 import { PtySession, type PtyInfo } from '../../src/core/pty-session.js';
 import { actThenWait, compileWait } from '../../src/core/wait-call.js';
 import { Reaper } from '../../src/engine/reaper.js';
-import { MAX_LINE_CHARS } from '../../src/limits.js';
+import { MAX_BUFFER_CHARS, MAX_LINE_CHARS } from '../../src/limits.js';
 import { PtyError } from '../../src/errors.js';
 import { WaitMatch } from '../../src/protocol/tool-results.js';
 import type { PtyEvent } from '../../src/streams/pty-events.js';
@@ -121,6 +121,26 @@ describe("a wait's match is cut as its line is in lines", () => {
     expect(lines).toEqual([{ line: 1, text: match?.text, cutFrom: LONG + 4 }]);
     expect(WaitMatch.parse(match)).toEqual(match);
   });
+
+  it.each([
+    ['a finished', '\n', undefined],
+    ['an unfinished', '', true],
+  ])(
+    '%s line longer than the buffer says how much of its head it lost, in match and lines alike',
+    async (_, end, unfinished) => {
+      // Only the newest bound's worth of such a line is kept: without headDropped its kept end read as its start.
+      const printed = 'HEAD'.length + 2 * MAX_BUFFER_CHARS + 'DONE'.length;
+      const { match, lines } = await matchOf(`HEAD${'z'.repeat(2 * MAX_BUFFER_CHARS)}DONE${end}`);
+      expect(match?.text.startsWith('HEAD')).toBe(false);
+      const headDropped = match?.headDropped ?? 0;
+      expect(headDropped).toBeGreaterThan(MAX_BUFFER_CHARS);
+      expect(headDropped + (match?.cutFrom ?? 0)).toBe(printed);
+      expect(lines).toEqual([
+        { line: 1, text: match?.text, cutFrom: match?.cutFrom, headDropped, ...(unfinished ? { unfinished } : {}) },
+      ]);
+      expect(WaitMatch.parse(match)).toEqual(match);
+    },
+  );
 
   it('a long unfinished line: match.text is cut at MAX_LINE_CHARS, with cutFrom, as its entry in lines', async () => {
     const { match, lines } = await matchOf(`${'y'.repeat(LONG)}DONE`);

@@ -140,6 +140,32 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     expect(failed.message).toMatch(/grep rejected the pattern: .*Unmatched \( or \\\(/);
   });
 
+  it('says how much of its head a line longer than the buffer lost, in a page, a search and the unfinished line', async () => {
+    const s = new Session(ctx.host, 'ses_giant');
+    const printed = 3 * MAX_BUFFER_CHARS;
+    // One line three times the buffer, 'HEAD' at its start and a marker at its end; then the same again, unfinished.
+    const { id } = await s.spawn({
+      command: 'python3',
+      args: [
+        '-c',
+        `import sys; n=${printed}; sys.stdout.write('HEAD'+'m'*(n-8)+'TAIL\\n'+'HEAD'+'u'*(n-8)+'TAIL'); sys.stdout.flush(); sys.stdin.read()`,
+      ],
+      description: 'a giant line',
+      wait: { pattern: 'uTAIL$', timeoutMs: 60_000 },
+    });
+    const page = await s.read(id, { offset: 0 });
+    expect(page.lines.map((l) => l.line)).toEqual([2]);
+    const [open] = page.lines;
+    expect(open?.text.startsWith('HEAD')).toBe(false);
+    expect((open?.headDropped ?? 0) + (open?.cutFrom ?? 0)).toBe(printed);
+    const found = await s.read(id, { pattern: 'uTAIL' });
+    expect(found.lines).toEqual([open]);
+    await s.write(id, '\u0004');
+    await s.untilStatus(id, ['exited']);
+    const [afterExit] = (await s.read(id, { offset: 0 })).lines;
+    expect(afterExit).toEqual(open);
+  });
+
   it('stops a catastrophic pattern with pattern_too_expensive', async () => {
     const s = new Session(ctx.host, 'ses_redos');
     // 40,009 is prime: ^(aa+)\1+$ backtracks through every split and never matches.
