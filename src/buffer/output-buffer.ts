@@ -485,6 +485,14 @@ export class OutputBuffer {
   }
 
   /**
+   * What `rawText` leaves out: the raw characters written before it, and whether its first line is the end of a line
+   * that began among them.
+   */
+  rawDropped(): { chars: number; midLine: boolean } {
+    return { chars: this.raw.start, midLine: !this.raw.startsLine };
+  }
+
+  /**
    * The kept raw text from absolute raw offset `offset` (see `totalRawChars`) to the end; when `offset` is older
    * than what is kept, from the oldest kept character, and `from > offset` then says output was lost. An offset
    * past the end reads nothing, from the end (helper D's screen relies on that).

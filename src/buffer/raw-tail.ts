@@ -13,6 +13,7 @@ import { objectArray } from '../shapes/object-array.js';
 
 /** A dropped head is compacted away once it is this long and the larger part of the array. */
 const COMPACT_AT = 1_024;
+const LF = 0x0a;
 /**
  * A chunk that a sequence begun before it runs through to its end: the screen past that sequence is known only from
  * the chunk where it ends (chunkAt looks there).
@@ -138,6 +139,22 @@ export class RawTail {
   /** Absolute offset of the oldest character a read can return. */
   get start(): number {
     return this.oldest();
+  }
+
+  /**
+   * Whether the oldest character a read can return begins a line: it is the first ever written, or the one before it
+   * (kept, one past the bound: see oldest) is a `\n`. Else a read's first line is the end of a longer one.
+   */
+  get startsLine(): boolean {
+    const from = this.oldest();
+    if (from === 0) return true;
+    let at = from - 1 - (this.total - this.kept);
+    for (let index = this.head; index < this.chunks.length; index++) {
+      const chunk = this.chunks[index] as KeptText;
+      if (at < chunk.length) return keptCharCodeAt(this.ring, chunk, at) === LF;
+      at -= chunk.length;
+    }
+    return false;
   }
 
   /**

@@ -127,6 +127,7 @@ export async function readOutput(
     const text = lines.map((l) => l.text).join('\n') + (endsWithNewline && w.end === rawLines.length ? '\n' : '');
     const cutLines = lines.filter((l) => l.cutFrom !== undefined).length;
     const { start, end, ...next } = w;
+    const dropped = buffer.rawDropped();
     const result: RawRead = {
       ...base,
       raw: true,
@@ -135,6 +136,8 @@ export async function readOutput(
       returned: lines.length,
       text,
       cutLines,
+      ...(dropped.chars > 0 ? { droppedChars: dropped.chars } : {}),
+      ...(dropped.midLine && start === 0 && lines.length > 0 ? { firstLineCut: true as const } : {}),
       ...next,
       cursor,
     };

@@ -213,6 +213,10 @@ export const RawRead = z.strictObject({
   returned: z.number().int(),
   text: z.string(),
   cutLines: z.number().int(),
+  /** Raw characters written before the newest MAX_RAW_CHARS that are kept (absent when none were dropped). */
+  droppedChars: z.number().int().optional(),
+  /** The page starts with raw line 1, and that line is the end of a line whose start was among the dropped. */
+  firstLineCut: z.literal(true).optional(),
   ...continuation,
   ...alongsideScreen,
 });

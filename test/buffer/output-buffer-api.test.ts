@@ -81,6 +81,16 @@ describe('OutputBuffer agreed API', () => {
       expect(buffer.rawSince(7)).toEqual({ text: '789', from: 7 });
     });
 
+    it('says how much raw output went before what is kept, and whether its first line began there', () => {
+      const buffer = new OutputBuffer({ maxRawChars: 5 });
+      buffer.append('abc\n');
+      expect(buffer.rawDropped()).toEqual({ chars: 0, midLine: false });
+      buffer.append('defg\n');
+      expect([buffer.rawText(), buffer.rawDropped()]).toEqual(['defg\n', { chars: 4, midLine: false }]);
+      buffer.append('h');
+      expect([buffer.rawText(), buffer.rawDropped()]).toEqual(['efg\nh', { chars: 5, midLine: true }]);
+    });
+
     it('never starts on the second half of a surrogate pair that the bound cut', () => {
       const buffer = new OutputBuffer({ maxRawChars: 3 });
       buffer.append('a😀bc');
@@ -111,6 +121,10 @@ describe('OutputBuffer agreed API', () => {
             const { text, from } = buffer.rawSince(offset);
             expect(from).toBe(Math.max(offset, all.length - maxRawChars));
             expect(text).toBe(all.slice(from));
+            // What the raw text leaves out, and whether its first line began there (grep's view: a line starts
+            // at 0 and after every newline).
+            const start = buffer.rawSince(0).from;
+            expect(buffer.rawDropped()).toEqual({ chars: start, midLine: start > 0 && all[start - 1] !== '\n' });
           },
         ),
       );

@@ -5,6 +5,7 @@ import {
   MAX_BUFFER_CHARS,
   MAX_GREP_WORKERS,
   MAX_LINE_CHARS,
+  MAX_RAW_CHARS,
   MAX_READ_LIMIT,
   MAX_READ_OFFSET,
 } from '../../src/limits.js';
@@ -160,6 +161,10 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     expect((open?.headDropped ?? 0) + (open?.cutFrom ?? 0)).toBe(printed);
     const found = await s.read(id, { pattern: 'uTAIL' });
     expect(found.lines).toEqual([open]);
+    // The raw text keeps its own newest MAX_RAW_CHARS: its first raw line is the end of line 2, and it says so.
+    const raw = await s.read(id, { raw: true, limit: 1 });
+    expect(raw).toMatchObject({ droppedChars: 2 * printed + 1 - MAX_RAW_CHARS, firstLineCut: true });
+    expect(raw.text.startsWith('HEAD')).toBe(false);
     await s.write(id, '\u0004');
     await s.untilStatus(id, ['exited']);
     const [afterExit] = (await s.read(id, { offset: 0 })).lines;
