@@ -58,7 +58,7 @@ export function lineNumbers(text: string, firstLine: number, starts: readonly nu
  * output pauses, so a flood with no line feed costs each of its characters about once, not once per chunk. The
  * unfinished line is only tested once it differs from the mark's: a prompt that was already on screen when the call
  * began (`>>> ` before the write) must not end the wait at once. A line completed after the mark counts even if it
- * began before it (its end is new output). Lines dropped by a flood before they were scanned are skipped.
+ * began before it, unless all that came of it was its line feed (unchangedSinceMark). Lines dropped by a flood before they were scanned are skipped.
  *
  * A class, not a closure made per wait: it runs after every chunk, and JavaScriptCore drops the compiled code of a
  * closure none of which is alive any more (see tapHandler).
@@ -91,17 +91,25 @@ export class OutputScanner {
         // Plain bytes without the pattern's required literal: their text is never made.
         if (typeof part !== 'string' && !pattern.mayMatchAscii(part)) continue;
         const text = partText(part);
-        const hit = pattern.matchingLines(text).next();
-        if (hit.done) continue;
-        const { start, end } = hit.value;
-        return {
-          line: lineNumbers(text, firstLines[k] as number, [start])[0] as number,
-          text: text.slice(start, end),
-          unfinished: false,
-        };
+        for (const { start, end } of pattern.matchingLines(text)) {
+          const line = lineNumbers(text, firstLines[k] as number, [start])[0] as number;
+          const matched = text.slice(start, end);
+          if (line === this.mark.line && this.unchangedSinceMark(matched)) continue;
+          return { line, text: matched, unfinished: false };
+        }
       }
     }
     return this.scanUnfinished(false);
+  }
+
+  /**
+   * The line that was unfinished at the mark was finished by a line feed alone: nothing of it is new but its end. A
+   * shell's prompt is that line when the call types a command, since input is not echoed: readline answers Enter with
+   * `\n` only, which finished `bash$ ` as it stood, and a wait for the next prompt matched the old one at once.
+   */
+  private unchangedSinceMark(line: string): boolean {
+    const before = this.mark.partialTail;
+    return before !== '' && line.slice(-MAX_PARTIAL_MATCH_CHARS) === before;
   }
 
   /** A long unfinished line changed after it was last tested whole: `settle` should run once the output pauses. */

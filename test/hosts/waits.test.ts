@@ -86,6 +86,31 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     expect(texts(rest.lines)).toEqual(['done']);
   });
 
+  it('drives an interactive bash: each wait for the prompt ends on the next prompt, not the one the command was typed at', async () => {
+    // Input is not echoed: readline answers Enter with a bare \n, which finishes the old prompt line unchanged.
+    const s = new Session(ctx.host, 'ses_wait_bash');
+    const spawned = await s.spawn({
+      command: 'bash',
+      args: ['--norc', '--noprofile', '-i'],
+      description: 'a shell',
+      wait: { pattern: '[$#] $' },
+    });
+    expect(spawned).toMatchObject({ reason: 'match', match: { unfinished: true } });
+    for (const n of [1, 2, 3]) {
+      const done = ok(
+        await s.call('pty_write', {
+          id: spawned.id,
+          data: `sleep 0.2; echo DONE-${n}\\n`,
+          wait: { pattern: '[$#] $' },
+        }),
+        WriteWaited,
+      );
+      expect(done).toMatchObject({ reason: 'match', match: { unfinished: true } });
+      expect(texts(done.lines)).toContain(`DONE-${n}`);
+      expect(done.match?.line).toBeGreaterThan(spawned.match?.line ?? 0);
+    }
+  });
+
   it('matches anywhere in a long unfinished line (a JSON reply with no newline), however it came in chunks', async () => {
     const s = new Session(ctx.host, 'ses_wait_long_line');
     // The status is at the start of a line far longer than the part of it a chunk's scan looked at before.

@@ -30,6 +30,42 @@ describe('OutputScanner', () => {
     expect(scanner.scan()).toEqual({ line, text, unfinished: false });
   });
 
+  describe('the line unfinished at the mark (a prompt before the call)', () => {
+    const PROMPT = '[$#] $';
+    const afterPrompt = (...chunks: string[]) => {
+      const buffer = new OutputBuffer();
+      feed(buffer, 'welcome\nbash$ ');
+      const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', PROMPT), markOf(buffer));
+      return chunks.map((chunk) => {
+        feed(buffer, chunk);
+        return scanner.scan();
+      });
+    };
+
+    it('is no match when all that came of it was its line feed (readline answers Enter with one)', () => {
+      expect(afterPrompt('\n', 'DONE\n', 'bash$ ')).toEqual([
+        undefined,
+        undefined,
+        { line: 4, text: 'bash$ ', unfinished: true },
+      ]);
+      // In one chunk alike.
+      expect(afterPrompt('\nDONE\nbash$ ')).toEqual([{ line: 4, text: 'bash$ ', unfinished: true }]);
+    });
+
+    it('is a match when it grew or changed before its line feed', () => {
+      expect(afterPrompt('\r\u001b[K# \n')).toEqual([{ line: 2, text: '# ', unfinished: false }]);
+      expect(afterPrompt('ls # \n')).toEqual([{ line: 2, text: 'bash$ ls # ', unfinished: false }]);
+    });
+
+    it('an empty line at the mark is no prompt: an empty line that comes is new', () => {
+      const buffer = new OutputBuffer();
+      feed(buffer, 'welcome\n');
+      const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', '^$'), markOf(buffer));
+      feed(buffer, '\n');
+      expect(scanner.scan()).toEqual({ line: 2, text: '', unfinished: false });
+    });
+  });
+
   it('finds a line rendered on its own (a carriage return in it) after a run', () => {
     const buffer = new OutputBuffer();
     const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', '^done 100%$'), markOf(buffer));
@@ -88,8 +124,12 @@ describe('OutputScanner', () => {
           const buffer = new OutputBuffer({ maxChars: 60, lineOverheadChars: 0 });
           const pattern = compileLinearPattern('wait.pattern', '^needle$');
           for (const chunk of chunks.slice(0, before)) feed(buffer, chunk.join(''));
-          const scanner = new OutputScanner(buffer, pattern, markOf(buffer));
+          const mark = markOf(buffer);
+          const scanner = new OutputScanner(buffer, pattern, mark);
           let next = buffer.completedLines + 1;
+          // The line unfinished at the mark, finished by its line feed alone, brings nothing new.
+          const isNew = (line: { lineNumber: number; text: string }) =>
+            !(line.lineNumber === mark.line && mark.partialTail !== '' && line.text === mark.partialTail);
           for (const chunk of chunks.slice(before)) {
             feed(buffer, chunk.join(''));
             const found = scanner.scan();
@@ -98,7 +138,7 @@ describe('OutputScanner', () => {
               .linesFrom(next, Number.MAX_SAFE_INTEGER)
               .filter((line) => line.lineNumber <= buffer.completedLines);
             next = buffer.completedLines + 1;
-            const expected = fresh.find((line) => pattern.test(line.text));
+            const expected = fresh.find((line) => pattern.test(line.text) && isNew(line));
             if (expected !== undefined) {
               expect(found).toEqual({ line: expected.lineNumber, text: expected.text, unfinished: false });
               return;
