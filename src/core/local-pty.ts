@@ -167,7 +167,8 @@ export class LocalPty {
           },
           { mark: { line: 1, partialTail: '' } },
         );
-        return waited ? { ...describePty(session), ...waited } : describePty(session);
+        // Line 1 as nothing of it was seen: a wait from this cursor counts everything the program printed.
+        return waited ? { ...describePty(session), ...waited } : { ...describePty(session), cursor: 'L1' };
       })
       .finally(() => reservation.release());
   }
@@ -184,11 +185,12 @@ export class LocalPty {
       const stop = anySignal(signal, ctx.signal);
       if (request.typing === undefined) {
         // A resize types nothing: ownership and a running PTY are enough, no prompt. A wait hears the redraw it causes.
+        const cursor = session.cursors.handOut(session.buffer, session.buffer.completedLines + 1);
         const { waited } = await actThenWait(session, wait, stop, async () => {
           if (request.resize !== undefined) await session.resize(request.resize);
         });
         const base = { id: input.id, bytesWritten: 0, size: session.size };
-        return waited ? { ...base, ...waited } : { ...base, status: session.status };
+        return waited ? { ...base, ...waited } : { ...base, status: session.status, cursor };
       }
       const { bytes, visible, keys } = await typedBytes(session, request.typing);
       const commandLine = shellCommandLine(session.info.command, session.info.args);
@@ -200,10 +202,12 @@ export class LocalPty {
       // Resized only once the typing is allowed: a refused or bad write changes nothing; the size still comes first.
       if (request.resize !== undefined) await session.resize(request.resize);
       const resized = request.resize === undefined ? {} : { size: session.size };
+      // Where the output stands before the bytes go: a read from this cursor with a wait hears their answer.
+      const cursor = session.cursors.handOut(session.buffer, session.buffer.completedLines + 1);
       // Write, then listen in the same run: the answer comes in a later turn, and the write need not wait for the setup.
       const { value: written, waited } = await actThenWait(session, wait, stop, () => session.write(bytes));
       if (waited) return { id: input.id, bytesWritten: written, ...resized, ...waited };
-      return { id: input.id, bytesWritten: written, status: session.status, ...resized };
+      return { id: input.id, bytesWritten: written, status: session.status, ...resized, cursor };
     });
   }
 

@@ -19,6 +19,7 @@ import { PtyError } from '../errors.js';
 import { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { TerminalAnswers } from './terminal-answers.js';
+import { CursorMarks } from './cursor-marks.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
 import { idleBufferIngest, intoBuffer } from '../operators/into-buffer.js';
 import { handlerSubscriberShapes, tapHandler, type EventHandler } from '../operators/tap-handler.js';
@@ -82,6 +83,8 @@ export interface StopOutcome {
  */
 export class PtySession implements EventHandler<PtyEvent> {
   readonly buffer = new OutputBuffer();
+  /** The cursors handed out for this PTY's output (see CursorMarks). */
+  readonly cursors = new CursorMarks();
   status: PtyStatus = 'starting';
   exitCode: number | null = null;
   /** Node's signal for script itself, or the conventional name inferred from 128+n. */

@@ -39,14 +39,25 @@ export async function readAfter(
   const limit = input.limit ?? DEFAULT_READ_LIMIT;
   const { buffer } = session;
   // A cursor past the end is refused before waiting, not after.
-  if (from !== undefined) linesAfter(buffer, from, 0);
+  if (from !== undefined) linesAfter(buffer, from, 0, session.cursors);
   const base = () => ({ id: session.info.id, totalLines: buffer.totalLines, firstLine: buffer.firstLine });
   if (wait === undefined) {
-    return { ...base(), status: session.status, exitCode: session.exitCode, ...linesAfter(buffer, from ?? 1, limit) };
+    return {
+      ...base(),
+      status: session.status,
+      exitCode: session.exitCode,
+      ...linesAfter(buffer, from ?? 1, limit, session.cursors),
+    };
   }
+  // From a cursor, the wait counts what came since it (a server's "listening" line printed before this call), as a
+  // wait begun when the cursor was handed out would have; without one, what comes during the call.
+  const mark = from === undefined ? {} : { mark: session.cursors.markAt(from) };
   const waited = await run(
     (ours) =>
-      startWait(session, wait, signal === undefined ? ours : AbortSignal.any([ours, signal]), { maxLines: limit }).done,
+      startWait(session, wait, signal === undefined ? ours : AbortSignal.any([ours, signal]), {
+        maxLines: limit,
+        ...mark,
+      }).done,
   );
-  return { ...base(), ...waited, ...(from === undefined ? {} : linesAfter(buffer, from, limit)) };
+  return { ...base(), ...waited, ...(from === undefined ? {} : linesAfter(buffer, from, limit, session.cursors)) };
 }

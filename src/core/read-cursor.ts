@@ -2,20 +2,17 @@ import type { BufferLine } from '../buffer/output-buffer.js';
 import { PtyError } from '../errors.js';
 import type { ResultLine } from '../protocol/tool-results.js';
 import { viewLines } from './read-view.js';
+import type { CursorLines, CursorMarks } from './cursor-marks.js';
 import { CURSOR_PATTERN } from '../protocol/wait-schema.js';
 
 // The unfinished last line is never "seen" by a cursor: it is handed out again, grown, after the cursor.
 
-export function formatCursor(completedLines: number): string {
-  return `L${completedLines + 1}`;
-}
-
 /**
- * The cursor after a page of lines (offset or tail): past the last finished line handed out. `lastLine` undefined
- * (an empty page) means there was nothing left to read.
+ * The cursor's line after a page of lines (offset or tail): past the last finished line handed out. `lastLine`
+ * undefined (an empty page) means there was nothing left to read.
  */
-export function cursorAfterPage(completedLines: number, lastLine: number | undefined): string {
-  return formatCursor(Math.min(lastLine ?? completedLines, completedLines));
+export function lineAfterPage(completedLines: number, lastLine: number | undefined): number {
+  return Math.min(lastLine ?? completedLines, completedLines) + 1;
 }
 
 export function cursorLine(cursor: string): number {
@@ -33,7 +30,7 @@ export function resultLines(lines: readonly BufferLine[], completedLines: number
 }
 
 /** The part of OutputBuffer a cursor read needs. */
-export interface CursorSource {
+export interface CursorSource extends CursorLines {
   readonly completedLines: number;
   readonly firstLine: number;
   readonly totalLines: number;
@@ -44,7 +41,7 @@ export interface CursorSource {
  * The lines from line `from` on, at most `limit`, and the cursor to continue from. `missedLines` counts lines
  * after `from` that the bounded buffer dropped before they were read.
  */
-export function linesAfter(buffer: CursorSource, from: number, limit: number) {
+export function linesAfter(buffer: CursorSource, from: number, limit: number, cursors: CursorMarks) {
   if (from > buffer.completedLines + 1) {
     throw new PtyError(
       'invalid_input',
@@ -60,7 +57,7 @@ export function linesAfter(buffer: CursorSource, from: number, limit: number) {
   return {
     lines: resultLines(lines, buffer.completedLines),
     hasMore,
-    cursor: formatCursor(Math.max(next, from - 1)),
+    cursor: cursors.handOut(buffer, Math.max(next, from - 1) + 1),
     ...(missedLines > 0
       ? {
           missedLines,

@@ -5,7 +5,7 @@ import type { ReadInput } from '../protocol/tool-inputs.js';
 import type { LinesRead, MatchesRead, RawRead } from '../protocol/tool-results.js';
 import { membersView } from './envelopes.js';
 import type { PtySession } from './pty-session.js';
-import { cursorAfterPage, formatCursor } from './read-cursor.js';
+import { lineAfterPage } from './read-cursor.js';
 import { viewLine, viewLines } from './read-view.js';
 
 export type Search = (request: Omit<GrepRequest, 'signal'>) => Promise<GrepMatch[]>;
@@ -76,7 +76,7 @@ export async function readOutput(
   checkCombination(input);
   const { buffer } = session;
   // Taken with the snapshot the read (or search) works on: output arriving during a search comes after the cursor.
-  const cursor = formatCursor(buffer.completedLines);
+  const cursor = session.cursors.handOut(buffer, buffer.completedLines + 1);
   const limit = input.limit ?? DEFAULT_READ_LIMIT;
   const base = {
     id: session.info.id,
@@ -151,7 +151,7 @@ export async function readOutput(
     returned: lines.length,
     lines,
     ...next,
-    cursor: cursorAfterPage(buffer.completedLines, lines.at(-1)?.line),
+    cursor: session.cursors.handOut(buffer, lineAfterPage(buffer.completedLines, lines.at(-1)?.line)),
   };
   return result;
 }

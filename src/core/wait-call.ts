@@ -20,7 +20,7 @@ import type { WaitReport } from '../protocol/tool-results.js';
 import type { WaitInput } from '../protocol/wait-schema.js';
 import { ALTERNATE_NOTE, screenIfFullScreen } from './screen-read.js';
 import type { PtySession } from './pty-session.js';
-import { formatCursor, resultLines } from './read-cursor.js';
+import { resultLines } from './read-cursor.js';
 import { viewMatch } from './read-view.js';
 
 /** A wait as given, checked and compiled once, before anything is written. */
@@ -66,12 +66,20 @@ export function startWait(
   const { buffer } = session;
   const mark = options.mark ?? markOf(buffer);
   const startedAt = performance.now();
+  const scanner = spec.pattern ? new OutputScanner(buffer, spec.pattern, mark) : undefined;
+  // A mark behind the output (a cursor's) may have its match already: the output between it and now is not new
+  // activity, so it is looked at once here.
+  const already = options.mark === undefined ? undefined : scanner?.scan();
   let subscription: Subscription | undefined;
   const done = new Promise<WaitOutcome<OutputMatch>>((resolve, reject) => {
+    if (already !== undefined) {
+      resolve({ reason: 'match', match: already });
+      return;
+    }
     subscription = session.activity$
       .pipe(
         waitFor<OutputMatch>({
-          ...(spec.pattern ? { scanner: new OutputScanner(buffer, spec.pattern, mark) } : {}),
+          ...(scanner ? { scanner } : {}),
           ...(spec.quietMs === undefined ? {} : { quietMs: spec.quietMs }),
           timeoutMs: spec.timeoutMs,
           abort$:
@@ -157,9 +165,9 @@ function waitResult(
     exitCode: session.exitCode,
     lines: resultLines(lines, buffer.completedLines),
     ...(omittedLines > 0
-      ? { omittedLines, outputCursor: formatCursor(Math.max(mark.line, buffer.firstLine) - 1) }
+      ? { omittedLines, outputCursor: session.cursors.handOut(buffer, Math.max(mark.line, buffer.firstLine)) }
       : {}),
     ...(droppedLines > 0 ? { droppedLines } : {}),
-    cursor: formatCursor(buffer.completedLines),
+    cursor: session.cursors.handOut(buffer, buffer.completedLines + 1),
   };
 }

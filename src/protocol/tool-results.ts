@@ -151,7 +151,11 @@ export type WaitReport = z.infer<typeof WaitReport>;
 export const SpawnWaited = PtyDescription.extend(waitReport);
 export type SpawnWaited = z.infer<typeof SpawnWaited>;
 
-export const SpawnResult = z.union([SpawnWaited, PtyDescription]);
+/** pty_spawn without a wait: the PTY, and a cursor at its first line (a wait from it counts all the output). */
+export const SpawnPlain = PtyDescription.extend({ cursor });
+export type SpawnPlain = z.infer<typeof SpawnPlain>;
+
+export const SpawnResult = z.union([SpawnWaited, SpawnPlain]);
 export type SpawnResult = z.infer<typeof SpawnResult>;
 
 export const WritePlain = z.strictObject({
@@ -160,6 +164,8 @@ export const WritePlain = z.strictObject({
   status: PtyStatus,
   /** The terminal's size after a resize asked for in the same call; absent when none was. */
   size: TerminalSize.optional(),
+  /** Where the output stood just before the write: pty_read {cursor, wait} from it waits for the answer. */
+  cursor,
 });
 export type WritePlain = z.infer<typeof WritePlain>;
 

@@ -34,7 +34,7 @@ export interface PtyTool<S extends z.ZodRawShape = z.ZodRawShape> {
 
 /** How every wait works, said once and shared by the three tools that take one. */
 const WAIT_RULES = [
-  `wait: {pattern?, ignoreCase?, quietMs?, timeoutMs?} returns when the first of these happens: a line that arrives during the call matches pattern (${LINEAR_PATTERN_SYNTAX}; the unfinished last line counts, so a prompt like ">>> " or "[y/N] " matches; some programs (IPython, prompt_toolkit) draw a prompt's last space by moving the cursor, so end a prompt pattern with " ?$" rather than " $"), no output came for quietMs (≥ ${MIN_QUIET_MS}, counted after some output came), the program exits, or timeoutMs passes (default ${DEFAULT_WAIT_TIMEOUT_MS}, at most ${MAX_WAIT_TIMEOUT_MS}).`,
+  `wait: {pattern?, ignoreCase?, quietMs?, timeoutMs?} returns when the first of these happens: a line that arrives during the call (with pty_read's cursor: since that cursor) matches pattern (${LINEAR_PATTERN_SYNTAX}; the unfinished last line counts, so a prompt like ">>> " or "[y/N] " matches; some programs (IPython, prompt_toolkit) draw a prompt's last space by moving the cursor, so end a prompt pattern with " ?$" rather than " $"), no output came for quietMs (≥ ${MIN_QUIET_MS}, counted after some output came), the program exits, or timeoutMs passes (default ${DEFAULT_WAIT_TIMEOUT_MS}, at most ${MAX_WAIT_TIMEOUT_MS}).`,
   'The result has reason (match, quiet, exit, timeout, aborted, killed, owner_deleted, closed), waitedMs, match (the line and its number), lines (the output that arrived, the unfinished line marked unfinished) and cursor.',
 ].join(' ');
 
@@ -48,7 +48,7 @@ export const ptySpawn = defineTool({
     'Start a program in a real interactive terminal (PTY) that keeps running: a REPL, dev server, test watcher, debugger, or anything that asks questions.',
     'The program gets a real terminal on stdin/stdout/stderr (stderr is merged into the output); `command` is the program and `args` its arguments, passed exactly (no shell: to use pipes or `&&`, run command "bash" with args ["-c", "..."]).',
     "Runs as the user, with a clean environment (HOME, USER, LOGNAME, SHELL=/bin/sh, LANG=C.UTF-8, PATH=/usr/local/bin:/usr/bin:/bin, TERM=xterm-256color), under the user's permission for the exact command line.",
-    'Returns the PTY id at once; with wait, first waits for what you expect (e.g. wait: {pattern: ">>> $"} for a Python prompt) and returns its output too.',
+    'Returns the PTY id at once, and a cursor: pty_read {cursor, wait} from it later waits for output since the start, what came meanwhile included; with wait, first waits for what you expect (e.g. wait: {pattern: ">>> $"} for a Python prompt) and returns its output too.',
     WAIT_RULES,
     'Set notifyOnExit: true to get a pty.exit message in this session when it ends, instead of checking on it.',
     `watch: [{pattern}] (at most ${MAX_WATCH_RULES} rules) sends a pty.match message to this session when a finished line of output matches: watch a server for "listening on" or a test watcher for "failed" and go on with other work instead of polling (at most one message per ${MATCH_NOTIFY_INTERVAL_MS / 1000} s per PTY; it counts the matches in between).`,

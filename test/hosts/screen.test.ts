@@ -43,7 +43,7 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
 
     const asks = ctx.host.permissionLog.length;
     const typed = await s.type(id, { input: [{ text: 'ab' }, { key: 'Enter' }] });
-    expect(typed).toEqual({ id, bytesWritten: 3, status: 'running' });
+    expect(typed).toEqual({ id, bytesWritten: 3, status: 'running', cursor: 'L2' });
     expect(ctx.host.permissionLog.length).toBe(asks + 1);
     await waitFor(
       async () => (await s.read(id, { screen: true })).screen.rows[1] === 'ab',
@@ -51,7 +51,7 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
     );
 
     const resized = await s.type(id, { resize: { rows: 7, cols: 33 } });
-    expect(resized).toEqual({ id, bytesWritten: 0, status: 'running', size: { rows: 7, cols: 33 } });
+    expect(resized).toEqual({ id, bytesWritten: 0, status: 'running', size: { rows: 7, cols: 33 }, cursor: 'L3' });
     // A resize types nothing: no prompt.
     expect(ctx.host.permissionLog.length).toBe(asks + 1);
     expect((await s.read(id, { screen: true })).screen.size).toEqual({ rows: 7, cols: 33 });

@@ -35,7 +35,12 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
     expect(spawned.id).toMatch(/^pty_[0-9a-f]{8}$/);
     expect(spawned.pid).toEqual(expect.any(Number));
 
-    expect(await s.write(spawned.id, 'hello pty\\n')).toEqual({ id: spawned.id, bytesWritten: 10, status: 'running' });
+    expect(await s.write(spawned.id, 'hello pty\\n')).toEqual({
+      id: spawned.id,
+      bytesWritten: 10,
+      status: 'running',
+      cursor: 'L1',
+    });
     await s.untilOutput(spawned.id, 'hello pty');
     const read = await s.read(spawned.id);
     expect(read.lines).toEqual([{ line: 1, text: 'hello pty' }]);

@@ -216,6 +216,47 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     );
   });
 
+  it('waits from a cursor: what came since it counts, a prompt it was handed out on does not', async () => {
+    const s = new Session(ctx.host, 'ses_wait_from_cursor');
+    // A server spawned without a wait prints its ready line before the model asks: the spawn's cursor still hears it.
+    const server = await s.spawn({ command: 'sh', args: ['-c', 'echo "Serving on port 8000"; exec sleep 30'] });
+    expect(server.cursor).toBe('L1');
+    await s.untilOutput(server.id, 'Serving');
+    const ready = ok(
+      await s.call('pty_read', {
+        id: server.id,
+        cursor: server.cursor,
+        wait: { pattern: 'Serving', timeoutMs: 5_000 },
+      }),
+      WaitedRead,
+    );
+    expect(ready).toMatchObject({ reason: 'match', match: { line: 1, text: 'Serving on port 8000' } });
+    expect(ready.waitedMs).toBeLessThan(1_000);
+    // Without the cursor only what comes during the call counts, as documented.
+    const during = ok(
+      await s.call('pty_read', { id: server.id, wait: { pattern: 'Serving', timeoutMs: 300 } }),
+      WaitedRead,
+    );
+    expect(during.reason).toBe('timeout');
+
+    // A command typed without a wait at a shell's prompt: its write's cursor is on that prompt, which the Enter
+    // finishes unchanged; the wait from it ends on the next prompt, with the command's output.
+    const shell = await s.spawn({
+      command: 'bash',
+      args: ['--norc', '--noprofile', '-i'],
+      wait: { pattern: '[$#] $' },
+    });
+    const typed = await s.write(shell.id, 'sleep 0.3; echo DONE\\n');
+    expect(typed.cursor).toBe(shell.cursor);
+    const answered = ok(
+      await s.call('pty_read', { id: shell.id, cursor: typed.cursor, wait: { pattern: '[$#] $' } }),
+      WaitedRead,
+    );
+    expect(answered).toMatchObject({ reason: 'match', match: { unfinished: true } });
+    expect(texts(answered.lines)).toContain('DONE');
+    expect(answered.match?.line).toBeGreaterThan(shell.match?.line ?? 0);
+  });
+
   it('says how many lines after an old cursor a flood dropped', async () => {
     const s = new Session(ctx.host, 'ses_wait_dropped');
     const { id } = await s.spawn({
