@@ -98,8 +98,8 @@ export const isStopped = (state: string): boolean => state === 'T' || state === 
 /**
  * Ends every process of a PTY's terminal session so that forking cannot outrun it.
  *
- * TERM + CONT to every member and to every process group seen (a stopped job must wake to see TERM), re-scanning
- * every `pollMs` and TERMing newcomers. When `graceMs` passes with members left, FREEZE: SIGSTOP every group and
+ * TERM + CONT, once, to every member and to every process group seen (a stopped job must wake to see TERM), then a
+ * scan every `pollMs` until the session is empty. When `graceMs` passes with members left, FREEZE: SIGSTOP every group and
  * member and rescan until a scan finds every member stopped and no new one, then SIGKILL them all, groups too;
  * repeat each tick until a scan finds the session empty. A signal sent to a group is pending for every member at
  * once and aborts a fork in progress, so a fork-and-exit worm (a new pid every millisecond, each younger than
@@ -155,6 +155,13 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
     const scanConfirmed = (): Observable<readonly ScannedMember[]> =>
       step(() => scan()).pipe(concatMap((members) => (members.length > 0 ? of(members) : step(frozenScan))));
     const termed = new Set<number>();
+    /**
+     * TERM (and CONT) to every member and group there is when the sweep begins, once, as systemd stops a unit: a
+     * program's TERM handler is its clean shutdown. A TERM at every scan restarted a shell's `trap` cleanup 79 times
+     * until the KILL and told programs that take a second TERM as "quit now" to skip theirs; TERMing what the
+     * cleanup itself starts (found by the scans) cut it short (both found by a user test). What starts during the grace
+     * runs until it ends or the freeze KILLs it.
+     */
     const terminate = (members: readonly ScannedMember[]) => {
       signalGroups('SIGTERM');
       signalGroups('SIGCONT');
@@ -174,10 +181,7 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
     // exhaustMap: a tick that comes while the last one still waits for its turn is skipped, not queued.
     const polite$ = timer(pollMs, pollMs, scheduler).pipe(
       exhaustMap(scanConfirmed),
-      filter((members) => {
-        if (members.length > 0) terminate(members);
-        return empty(members);
-      }),
+      filter(empty),
       take(1),
       map(() => done(false, [])),
     );

@@ -152,6 +152,22 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
     expect(seen.size).toBeGreaterThan(0);
   });
 
+  it('pty_kill lets a TERM handler finish its clean shutdown: one TERM, the commands its cleanup starts left to run', async () => {
+    const s = new Session(ctx.host, 'ses_graceful');
+    const cleanup = 'cleanup() { echo CLEANUP-START; sleep 0.5 && echo CLEANUP-SLEEP-OK; echo CLEANUP-END; exit 0; }';
+    const { id } = await s.spawn({
+      command: 'bash',
+      args: ['-c', `${cleanup}; trap cleanup TERM; echo READY; while :; do sleep 0.05; done`],
+      wait: { pattern: 'READY' },
+    });
+    const killed = await s.kill(id);
+    // A TERM at every scan restarted the trap over and over and cut its sleep short, until the KILL (exit 137).
+    expect(killed).toMatchObject({ exitCode: 0, survivors: null });
+    const lines = (await s.text(id)).split('\n');
+    const count = (line: string) => lines.filter((l) => l === line).length;
+    expect([count('CLEANUP-START'), count('CLEANUP-SLEEP-OK'), count('CLEANUP-END')]).toEqual([1, 1, 1]);
+  });
+
   it('ends a PTY at timeoutSeconds with status timeout', async () => {
     const s = new Session(ctx.host, 'ses_timeout');
     const { id, timeoutSeconds } = await s.spawn({

@@ -97,6 +97,22 @@ describe('sweepSession', () => {
     });
   });
 
+  it('TERMs each member and group once, at the start; what starts during the grace is left to the freeze', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ expectObservable }) => {
+      // Ignores TERM (its handler is still cleaning up); its cleanup starts a child in a group of its own at 35 ms.
+      const { sweeper, log, alive } = fakeSession(() => scheduler.now(), [{ pid: 50, pgrp: 50, state: 'S' }]);
+      scheduler.schedule(() => void alive.set(51, { pid: 51, pgrp: 51, state: 'S' }), 35);
+      expectObservable(sweepSession(sweeper, { ...options, knownGroups: [50], scheduler })).toBe('110ms (r|)', {
+        r: { termed: 1, escalated: true, survivors: [] },
+      });
+      scheduler.flush();
+      const beforeFreeze = log.filter((l) => Number(l.split(':')[0]) < options.graceMs);
+      expect(beforeFreeze).toEqual(['0:SIGTERM:-50', '0:SIGCONT:-50', '0:SIGTERM:50', '0:SIGCONT:50']);
+      expect(log).toEqual(expect.arrayContaining(['100:SIGKILL:-50', '100:SIGKILL:-51']));
+    });
+  });
+
   it('freezes after the grace: STOP every known group first, then KILL groups and members; confirms empty on the next tick', () => {
     const scheduler = testScheduler();
     scheduler.run(({ expectObservable }) => {
@@ -239,7 +255,7 @@ describe('sweepSession', () => {
         ],
       );
       expectObservable(sweepSession(sweeper, { ...options, knownGroups: [10], scheduler })).toBe('110ms (r|)', {
-        r: { termed: 11, escalated: true, survivors: [] },
+        r: { termed: 2, escalated: true, survivors: [] },
       });
       scheduler.flush();
       expect(log).toContain('100:SIGSTOP:-30');
@@ -259,7 +275,7 @@ describe('sweepSession', () => {
       const groups = new SeenGroups([10]);
       groups.note([{ pid: 30, pgrp: 30, state: 'S' }]);
       expectObservable(sweepSession(sweeper, { ...options, knownGroups: [10], groups, scheduler })).toBe('110ms (r|)', {
-        r: { termed: 10, escalated: true, survivors: [] },
+        r: { termed: 1, escalated: true, survivors: [] },
       });
       scheduler.flush();
       expect(log).toContain('0:SIGTERM:-30');
