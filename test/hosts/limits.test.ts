@@ -95,6 +95,14 @@ describe.each(HOSTS)('registry limits through the %s host', (_name, factory) => 
     const short = await s.spawn({ command: 'true', description: 'ends at once' });
     await s.untilStatus(short.id, ['exited']);
 
+    // A spawn that fails (a missing command, a refused prompt) leaves the ended PTY and its output where they were.
+    const missing = fails(await s.call('pty_spawn', { command: 'no-such-command-xyz', description: 'fails' }));
+    expect(missing.code).toBe('spawn_failed');
+    ctx.host.permissions.decide = () => 'reject';
+    fails(await s.call('pty_spawn', { command: 'cat', description: 'refused' }));
+    ctx.host.permissions.decide = () => 'allow';
+    expect((await s.read(short.id)).status).toBe('exited');
+
     const fresh = await s.spawn({ command: 'cat', description: 'takes the ended one’s place' });
     const ids = (await s.list()).map((p) => p.id);
     expect(ids).toEqual([...running, fresh.id]);

@@ -22,8 +22,11 @@ describe('Registry reservations', () => {
         const entries: E[] = [];
         for (const o of ops) {
           if (o.kind === 'reserve') {
+            const before = evicted.length;
             try {
               open.push(registry.reserve(o.owner));
+              // A reservation evicts nothing by itself; only its commit does.
+              expect(evicted.length).toBe(before);
             } catch (err) {
               expect((err as { code: string }).code).toBe('limit');
             }
@@ -33,7 +36,9 @@ describe('Registry reservations', () => {
             entries.push(e);
             r.commit(e);
           } else if (o.kind === 'release' && open.length > 0) {
+            const before = evicted.length;
             open.splice(o.pick % open.length, 1)[0]!.release();
+            expect(evicted.length).toBe(before);
           } else if (o.kind === 'exit' && entries.length > 0) {
             entries[o.pick % entries.length]!.holdsProcesses = false;
           }
@@ -54,11 +59,18 @@ describe('Registry reservations', () => {
     registry.reserve('a').commit({ owner: 'a', holdsProcesses: true });
     expect(() => registry.reserve('a')).toThrow(/already holds 2 PTYs \(the limit per session\)\. End one/);
     e1.holdsProcesses = false;
+    // The ended PTY keeps its output until the new one is committed: a spawn that fails leaves it as it was.
+    const refused = registry.reserve('a');
+    expect([evicted, registry.get('a', r1.id), registry.countOf('a')]).toEqual([[], e1, 2]);
+    refused.release();
+    expect([evicted, registry.get('a', r1.id), registry.countOf('a')]).toEqual([[], e1, 2]);
     const r3 = registry.reserve('a');
+    // Its place is taken: no other reservation counts on it.
+    expect(() => registry.reserve('a')).toThrow(/already holds 2 PTYs/);
+    r3.commit({ owner: 'a', holdsProcesses: true });
     expect(evicted).toEqual([r1.id]);
     expect(() => registry.get('a', r1.id)).toThrow(/no PTY/);
-    r3.release();
-    expect(registry.countOf('a')).toBe(1);
+    expect(registry.countOf('a')).toBe(2);
   });
 
   it('says how many of the places are held by spawns waiting for approval or starting, not that all run', () => {
@@ -88,7 +100,10 @@ describe('Registry reservations', () => {
     entries[1]!.e.holdsProcesses = false;
     registry.reserve('c').commit({ owner: 'c', holdsProcesses: true });
     expect(evicted).toEqual([entries[2]!.id]);
+    // Another session's ended PTY goes only when the spawn that needs its place is committed.
     registry.reserve('d').release();
+    expect(evicted).toEqual([entries[2]!.id]);
+    registry.reserve('d').commit({ owner: 'd', holdsProcesses: true });
     expect(evicted).toEqual([entries[2]!.id, entries[1]!.id]);
   });
 
