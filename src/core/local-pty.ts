@@ -20,7 +20,6 @@ import { PtyError } from '../errors.js';
 import { checkCommandBounds } from '../engine/command-bounds.js';
 import { orphanGuard } from '../engine/orphan-guard.js';
 import { Reaper } from '../engine/reaper.js';
-import { shellCommandLine } from '../engine/shell-quote.js';
 import { CLOSE_TIMEOUT_MS, DEFAULT_COLS, DEFAULT_ROWS, MAX_REMEMBERED_DELETED_OWNERS } from '../limits.js';
 import { abortable, InFlight } from '../registry/inflight.js';
 import { Registry, type RegistryLimits } from '../registry/registry.js';
@@ -37,7 +36,13 @@ import { actThenWait, compileWait, refuseIgnoreCaseAlone } from './wait-call.js'
 import { compileWatch } from './watch-rules.js';
 import { readWithScreen } from './screen-read.js';
 import { typedBytes, writeRequest } from './write-request.js';
-import { externalDirectoryRequest, killRequest, spawnRequest, typingRequest } from './permission-requests.js';
+import {
+  externalDirectoryRequest,
+  killRequest,
+  promptCommandLine,
+  spawnRequest,
+  typingRequest,
+} from './permission-requests.js';
 import { recheckWorkdir, resolveWorkdir } from './workdir.js';
 import type { ptyProcess$ } from '../streams/pty-process.js';
 import { checkCommandRuns } from '../engine/command-lookup.js';
@@ -106,7 +111,7 @@ export class LocalPty {
         // spawn is allowed: whether a file exists outside the project is not told for free.
         const commandIsPath = input.command.includes('/');
         if (!commandIsPath) checkCommandRuns(input.command, workdir.realPath);
-        const commandLine = shellCommandLine(input.command, args);
+        const commandLine = promptCommandLine(input.command, args);
         if (workdir.external) await abortable(ctx.ask(externalDirectoryRequest(workdir.realPath, commandLine)), stop);
         await abortable(ctx.ask(spawnRequest(commandLine, workdir.realPath, input.description)), stop);
         // Recheck after approval: the world may have moved while the user read the prompt.
@@ -193,7 +198,7 @@ export class LocalPty {
         return waited ? { ...base, ...waited } : { ...base, status: session.status, cursor };
       }
       const { bytes, visible, keys } = await typedBytes(session, request.typing);
-      const commandLine = shellCommandLine(session.info.command, session.info.args);
+      const commandLine = promptCommandLine(session.info.command, session.info.args);
       const typed = { visible, byteCount: bytes.length, keys };
       await abortable(ctx.ask(typingRequest(input.id, session.info.command, commandLine, typed)), stop);
       stop.throwIfAborted();
@@ -233,7 +238,7 @@ export class LocalPty {
     const owner = ctx.owner;
     this.gate(owner);
     const session = this.registry.get(owner, input.id);
-    const commandLine = shellCommandLine(session.info.command, session.info.args);
+    const commandLine = promptCommandLine(session.info.command, session.info.args);
     return this.inflight.run(owner, async (signal) => {
       let survivors = null as ReturnType<typeof membersView>;
       // Running, exited with members of its terminal session left, or stopped while starting with survivors of its

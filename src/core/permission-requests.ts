@@ -1,8 +1,30 @@
+import { shellWords } from '../engine/shell-quote.js';
+import { formatBytesVisibly } from '../protocol/escape-codec.js';
 import type { PermissionRequest } from './host-port.js';
 
 // What the user is asked before each PTY action: the permission key, the patterns their rules match, the prompt's
 // title and what the host shows beside it. Command lines are `shellCommandLine`'s (words quoted only where they
 // need it), typed bytes as the user would read them.
+
+/**
+ * The command line as a prompt shows it: `shellCommandLine`, but a word holding a control, invisible or look-alike
+ * character (a carriage return and an erase sequence that hide what comes before them, a bidi override) is shown as
+ * bash's `$'…'` with those escaped, as pty_write's prompt shows typed bytes, so that what the user approves reads as
+ * what runs. Such a word is quoted that way in the prompt only; the program gets its bytes.
+ */
+export function promptCommandLine(command: string, args: readonly string[]): string {
+  const words = [command, ...args];
+  return shellWords(command, args)
+    .map((quoted, i) => {
+      const word = words[i] as string;
+      const visible = formatBytesVisibly(Buffer.from(word, 'utf8'));
+      return visible === word.replaceAll('\\', '\\\\') ? quoted : `$'${visible.replaceAll("'", "\\'")}'`;
+    })
+    .join(' ');
+}
+
+/** Text the model chose (a description, a program's name), every control and invisible character in it escaped. */
+const visibleText = (text: string): string => formatBytesVisibly(Buffer.from(text, 'utf8'));
 
 /** A workdir outside the project: asked before the command itself. */
 export function externalDirectoryRequest(realPath: string, commandLine: string): PermissionRequest {
@@ -19,7 +41,7 @@ export function spawnRequest(commandLine: string, workdir: string, description: 
     permission: 'bash',
     patterns: [commandLine],
     title: `Start PTY: ${commandLine}`,
-    metadata: { command: commandLine, workdir, description, tool: 'pty_spawn' },
+    metadata: { command: commandLine, workdir, description: visibleText(description), tool: 'pty_spawn' },
   };
 }
 
@@ -36,7 +58,7 @@ export function typingRequest(
     // Not the bytes alone: a rule written for commands ("git *": "allow") would then approve typing
     // `git status; rm -rf ~` into a shell unasked. Typing is allowed by rules of its own ("pty_write *").
     patterns: [`pty_write ${visible}`],
-    title: `Type into ${id} (${program}): ${keys === undefined ? visible : `${keys} (bytes: ${visible})`}`,
+    title: `Type into ${id} (${visibleText(program)}): ${keys === undefined ? visible : `${keys} (bytes: ${visible})`}`,
     metadata: {
       id,
       command: commandLine,

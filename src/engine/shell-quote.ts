@@ -19,6 +19,11 @@ function singleQuote(word: string): string {
  * shell execs. A bare first word holding `=` would read as a variable assignment, so that one is quoted.
  */
 export function shellCommandLine(command: string, args: readonly string[]): string {
+  return shellWords(command, args).join(' ');
+}
+
+/** The words of `shellCommandLine`, each quoted as it needs. */
+export function shellWords(command: string, args: readonly string[]): string[] {
   const program = command.includes('=') ? singleQuote(command) : shellQuote(command);
-  return [program, ...args.map(shellQuote)].join(' ');
+  return [program, ...args.map(shellQuote)];
 }

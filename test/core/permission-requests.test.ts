@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import fc from 'fast-check';
 import {
   externalDirectoryRequest,
   killRequest,
+  promptCommandLine,
   spawnRequest,
   typingRequest,
 } from '../../src/core/permission-requests.js';
@@ -13,6 +16,29 @@ describe('permission requests', () => {
       title: "Start PTY: sh -c 'echo hi'",
       metadata: { command: "sh -c 'echo hi'", workdir: '/p', description: 'say hi', tool: 'pty_spawn' },
     });
+  });
+
+  it("shows a word with control or invisible characters as $'…' with them escaped, plain words as they are", () => {
+    // A carriage return and an erase line would hide `echo SAFE # ` behind what follows on a terminal-like prompt.
+    expect(
+      promptCommandLine('bash', ['-c', 'echo SAFE # \r\u001b[2Kecho harmless', '\u202eoi\u202c', 'x\u200by']),
+    ).toBe("bash -c $'echo SAFE # \\r\\x1B[2Kecho harmless' $'\\u202Eoi\\u202C' $'x\\u200By'");
+    expect(promptCommandLine('git', ['commit', '-m', "it's done", 'C:\\x'])).toBe(
+      "git commit -m 'it'\\''s done' 'C:\\x'",
+    );
+    expect(spawnRequest('ls', '/p', 'list\u001b[2J').metadata['description']).toBe('list\\x1B[2J');
+  });
+
+  it("$'…' as shown is, read by bash, the word itself", () => {
+    const word = fc.stringMatching(/^[a-z '\\\r\n\t\x1b\x07\u202e\u200b\u00e9]{0,12}$/);
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 3 }), (args) => {
+        const line = promptCommandLine('printf', ['%s\\0', ...args]);
+        const printed = execFileSync('bash', ['-c', line], { encoding: 'utf8' });
+        expect(printed.split('\0').slice(0, -1)).toEqual(args);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('a workdir outside the project: everything under it', () => {
