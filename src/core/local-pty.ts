@@ -198,6 +198,8 @@ export class LocalPty {
         return waited ? { ...base, ...waited } : { ...base, status: session.status, cursor };
       }
       const { bytes, visible, keys } = await typedBytes(session, request.typing);
+      // Refused input is refused before the user is asked to approve it and before a resize in the same call.
+      await session.checkInput(bytes);
       const commandLine = promptCommandLine(session.info.command, session.info.args);
       const typed = { visible, byteCount: bytes.length, keys };
       await abortable(ctx.ask(typingRequest(input.id, session.info.command, commandLine, typed)), stop);

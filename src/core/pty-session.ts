@@ -278,10 +278,21 @@ export class PtySession implements EventHandler<PtyEvent> {
   }
 
   async write(bytes: Buffer): Promise<number> {
+    const handle = await this.checkInput(bytes);
+    const written = await handle.write(bytes);
+    this.pendingLineBytes = longestLine(this.pendingLineBytes, bytes).pendingAfter;
+    return written;
+  }
+
+  /**
+   * Refuses input the PTY cannot take as given: it ended, or the write makes an input line longer than a terminal in
+   * line mode keeps. A caller checks before it asks the user or resizes, so that a refused write changes nothing.
+   */
+  async checkInput(bytes: Buffer): Promise<PtyHandle> {
     if (!this.acceptsInput || this.handle === undefined) {
       throw new PtyError('not_running', `${this.info.id} is ${this.status}; it takes no more input. Spawn a new PTY.`);
     }
-    const { longest, pendingAfter } = longestLine(this.pendingLineBytes, bytes);
+    const { longest } = longestLine(this.pendingLineBytes, bytes);
     if (longest > CANONICAL_LINE_MAX_BYTES) {
       const terminal = this.handle.terminal();
       const canonical = terminal === undefined ? undefined : await isCanonicalMode(terminal);
@@ -292,9 +303,7 @@ export class PtySession implements EventHandler<PtyEvent> {
         );
       }
     }
-    const written = await this.handle.write(bytes);
-    this.pendingLineBytes = pendingAfter;
-    return written;
+    return this.handle;
   }
 
   /** Each event of its process stream, once it is in the buffer: the session's own pipeline calls it (see start). */

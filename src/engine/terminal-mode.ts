@@ -22,15 +22,26 @@ export function isCanonicalMode(terminal: string): Promise<boolean | undefined> 
   });
 }
 
-/** Length of the longest input line (bytes up to a line end the tty driver acts on) given what is pending. */
+const KILL_LINE = 0x15;
+const ERASE = 0x7f;
+
+/**
+ * Length of the longest input line (bytes up to a line end the tty driver acts on) given what is pending, with the
+ * line editing the driver does itself at its default keys: ^U (kill) empties the line, ^? (erase) takes one byte
+ * back (a character of several bytes counts more, erring towards refusing). ^W (word erase) is not counted down:
+ * the words are not kept.
+ */
 export function longestLine(pendingLineBytes: number, bytes: Buffer): { longest: number; pendingAfter: number } {
   let current = pendingLineBytes;
   let longest = 0;
   for (const byte of bytes) {
     // \n ends a line; \r becomes \n (icrnl); ^D (EOF) and ^C (intr, flushes the line) end it too.
-    if (byte === 0x0a || byte === 0x0d || byte === 0x04 || byte === 0x03) {
+    if (byte === 0x0a || byte === 0x0d || byte === 0x04 || byte === 0x03 || byte === KILL_LINE) {
       longest = Math.max(longest, current);
       current = 0;
+    } else if (byte === ERASE) {
+      longest = Math.max(longest, current);
+      current = Math.max(current - 1, 0);
     } else current++;
   }
   return { longest: Math.max(longest, current), pendingAfter: current };

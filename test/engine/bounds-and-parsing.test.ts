@@ -121,4 +121,14 @@ describe('canonical line length', () => {
     expect(longestLine(4090, Buffer.from('abcdef'))).toEqual({ longest: 4096, pendingAfter: 4096 });
     expect(longestLine(10, Buffer.from('\rxy\x04'))).toEqual({ longest: 10, pendingAfter: 0 });
   });
+
+  it('follows the line editing the tty driver does: ^U empties the line, ^? takes a byte back', () => {
+    // 3000 bytes killed with ^U, then 2000: the line sent is 2000 bytes, not 5001.
+    expect(longestLine(0, Buffer.from(`${'a'.repeat(3000)}\x15${'b'.repeat(2000)}\n`))).toEqual({
+      longest: 3000,
+      pendingAfter: 0,
+    });
+    expect(longestLine(4095, Buffer.from('\x7f\x7fz'))).toEqual({ longest: 4095, pendingAfter: 4094 });
+    expect(longestLine(0, Buffer.from('\x7fab'))).toEqual({ longest: 2, pendingAfter: 2 });
+  });
 });

@@ -209,6 +209,18 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     expect(refused.message).toContain(`an input line of 5000 bytes`);
     expect(refused.message).toContain(`the kernel silently cuts a line at ${CANONICAL_LINE_MAX_BYTES} bytes`);
     expect(refused.message).toContain('Nothing was written');
+    // Refused before the user is asked, and before the resize asked for in the same call.
+    const asks = ctx.host.permissionLog.length;
+    const sizeBefore = (await s.read(cat.id, { screen: true })).screen?.size;
+    const withResize = fails(await s.call('pty_write', { id: cat.id, data: long, resize: { rows: 12, cols: 34 } }));
+    expect(withResize.code).toBe('limit');
+    expect(ctx.host.permissionLog.length).toBe(asks);
+    expect((await s.read(cat.id, { screen: true })).screen?.size).toEqual(sizeBefore);
+    // A line killed with ^U counts no more: 3000 bytes killed, then 2000, is a line of 2000.
+    const edited = await s.spawn({ command: 'cat', description: 'line editing' });
+    await s.write(edited.id, `${'k'.repeat(3000)}\\x15`);
+    await s.write(edited.id, `${'z'.repeat(2000)}\\n`);
+    expect(await s.untilOutput(edited.id, 'z'.repeat(2000))).not.toContain('k');
     // Lines within the limit are fine.
     await s.write(cat.id, `${'y'.repeat(CANONICAL_LINE_MAX_BYTES)}\\n`);
     // Shown cut at MAX_LINE_CHARS, with the full length: all 4095 bytes arrived, nothing of the refused write.
