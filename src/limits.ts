@@ -291,6 +291,11 @@ export const NOTIFY_MATCH_LINE_CHARS = NOTIFY_LAST_LINE_CHARS;
 export const MAX_INPUT_ITEMS = 256;
 /** How often one `input` key item may repeat (`times`). */
 export const MAX_KEY_REPEAT = 100;
+/**
+ * The pause between the writes of an `input` list's key presses (EncodedInput.presses), so that a program reads each
+ * key on its own, as typed: at most MAX_INPUT_ITEMS × MAX_KEY_REPEAT presses, so a call types for a bounded time.
+ */
+export const KEY_PRESS_GAP_MS = 15;
 /** Raw characters fed to an emulator per write call; each write's callback is awaited (xterm.js flow control). */
 export const SCREEN_FEED_CHUNK_CHARS = 65_536;
 /** A backlog of plain output at least this long is entered where what precedes it has scrolled off (see skip-ahead.ts). */

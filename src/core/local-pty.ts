@@ -35,7 +35,7 @@ import { readAfter, readsAfter } from './read-after.js';
 import { actThenWait, compileWait, refuseIgnoreCaseAlone } from './wait-call.js';
 import { compileWatch } from './watch-rules.js';
 import { readWithScreen } from './screen-read.js';
-import { typedBytes, writeRequest } from './write-request.js';
+import { typedBytes, typePresses, writeRequest } from './write-request.js';
 import {
   externalDirectoryRequest,
   killRequest,
@@ -197,7 +197,7 @@ export class LocalPty {
         const base = { id: input.id, bytesWritten: 0, size: session.size };
         return waited ? { ...base, ...waited } : { ...base, status: session.status, cursor };
       }
-      const { bytes, visible, keys } = await typedBytes(session, request.typing);
+      const { bytes, presses, visible, keys } = await typedBytes(session, request.typing);
       // Refused input is refused before the user is asked to approve it and before a resize in the same call.
       await session.checkInput(bytes);
       const commandLine = promptCommandLine(session.info.command, session.info.args);
@@ -212,7 +212,9 @@ export class LocalPty {
       // Where the output stands before the bytes go: a read from this cursor with a wait hears their answer.
       const cursor = session.cursors.handOut(session.buffer, session.buffer.completedLines + 1);
       // Write, then listen in the same run: the answer comes in a later turn, and the write need not wait for the setup.
-      const { value: written, waited } = await actThenWait(session, wait, stop, () => session.write(bytes));
+      const { value: written, waited } = await actThenWait(session, wait, stop, () =>
+        typePresses(session, presses, stop),
+      );
       if (waited) return { id: input.id, bytesWritten: written, ...resized, ...waited };
       return { id: input.id, bytesWritten: written, status: session.status, ...resized, cursor };
     });

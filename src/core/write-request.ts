@@ -1,4 +1,6 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { PtyError } from '../errors.js';
+import { KEY_PRESS_GAP_MS } from '../limits.js';
 import { checkInput, encodeInput, needsKeyModes, type InputItem } from '../keys/write-input.js';
 import type { TerminalSize } from '../screen/xterm.js';
 import { decodeEscapes, formatBytesVisibly } from '../protocol/escape-codec.js';
@@ -39,10 +41,26 @@ export function writeRequest(input: WriteInput): WriteRequest {
 
 export interface TypedBytes {
   readonly bytes: Buffer;
+  /** `bytes` as the writes to make, a short pause apart (see EncodedInput.presses); one for `data`. */
+  readonly presses: readonly Buffer[];
   /** The exact bytes, shown visibly (escapes for control bytes). */
   readonly visible: string;
   /** Keys by name and text as typed, when typed as an input list. */
   readonly keys: string | undefined;
+}
+
+/** Writes the presses in order, KEY_PRESS_GAP_MS apart, as a person's keys arrive; an abort stops the rest. */
+export async function typePresses(
+  session: PtySession,
+  presses: readonly Buffer[],
+  signal: AbortSignal,
+): Promise<number> {
+  let written = 0;
+  for (const [index, press] of presses.entries()) {
+    if (index > 0) await delay(KEY_PRESS_GAP_MS, undefined, { signal });
+    written += await session.write(press);
+  }
+  return written;
 }
 
 /** The bytes to type; keys that depend on the terminal's mode ask the screen emulator for it first. */
@@ -50,8 +68,9 @@ export async function typedBytes(
   session: PtySession,
   typing: NonNullable<WriteRequest['typing']>,
 ): Promise<TypedBytes> {
-  if ('data' in typing) return { bytes: typing.data, visible: formatBytesVisibly(typing.data), keys: undefined };
+  if ('data' in typing)
+    return { bytes: typing.data, presses: [typing.data], visible: formatBytesVisibly(typing.data), keys: undefined };
   const modes = needsKeyModes(typing.input) ? await session.screen.keyModes() : { applicationCursorKeys: false };
-  const { bytes, shown } = encodeInput(typing.input, modes);
-  return { bytes, visible: formatBytesVisibly(bytes), keys: shown };
+  const { bytes, presses, shown } = encodeInput(typing.input, modes);
+  return { bytes, presses, visible: formatBytesVisibly(bytes), keys: shown };
 }

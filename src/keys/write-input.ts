@@ -1,13 +1,22 @@
 import { PtyError } from '../errors.js';
 import { MAX_INPUT_ITEMS, MAX_KEY_REPEAT, MAX_WRITE_BYTES } from '../limits.js';
-import { decodeEscapes, formatBytesVisibly } from '../protocol/escape-codec.js';
+import { formatBytesVisibly } from '../protocol/escape-codec.js';
 import { dependsOnModes, encodeKey, parseKey, type KeyModes } from './encode-key.js';
 
-/** One item of pty_write's `input`: text to type (escapes as in `data`), or a key pressed `times` times. */
+/**
+ * One item of pty_write's `input`: text typed exactly as given (no escapes: a backslash is a backslash, so code with
+ * `"a\\nb"` in it arrives as written; keys are what named keys are for), or a key pressed `times` times.
+ */
 export type InputItem = { readonly text: string } | { readonly key: string; readonly times?: number };
 
 export interface EncodedInput {
   readonly bytes: Buffer;
+  /**
+   * The same bytes as the writes a person typing would make: each key press its own (a repeat too), the text between
+   * them one. One write of `Tab Tab` was one read for the Node REPL, which took it for pasted text, and `…<Esc>` left
+   * vim waiting a second to tell the Esc from the start of a key's sequence.
+   */
+  readonly presses: readonly Buffer[];
   /** For the permission prompt: text as typed, keys by name (`<Enter>`, `<C-c> ×3`). */
   readonly shown: string;
 }
@@ -29,6 +38,8 @@ export function checkInput(items: readonly InputItem[]): void {
       );
     if ('text' in item) {
       if (item.text.length === 0) throw invalid(`input[${index}].text is empty.`);
+      if (!item.text.isWellFormed())
+        throw invalid(`input[${index}].text holds a lone surrogate, which has no UTF-8 encoding; send valid text.`);
       return;
     }
     parseKey(item.key);
@@ -46,35 +57,30 @@ export function needsKeyModes(items: readonly InputItem[]): boolean {
 /** The bytes of the whole list, in order, as the terminal in `modes` would send them. */
 export function encodeInput(items: readonly InputItem[], modes: KeyModes): EncodedInput {
   checkInput(items);
-  const parts: Buffer[] = [];
+  const presses: Buffer[] = [];
   const shown: string[] = [];
   let size = 0;
-  for (const [index, item] of items.entries()) {
-    let part: Buffer;
+  let text: Buffer[] = [];
+  for (const item of items) {
     if ('text' in item) {
-      part = decodeItemText(item.text, index);
+      const part = Buffer.from(item.text, 'utf8');
+      text.push(part);
       shown.push(formatBytesVisibly(part));
+      size += part.length;
     } else {
+      if (text.length > 0) presses.push(Buffer.concat(text));
+      text = [];
       const times = item.times ?? 1;
-      part = Buffer.from(encodeKey(item.key, modes).repeat(times), 'utf8');
+      const press = Buffer.from(encodeKey(item.key, modes), 'utf8');
+      for (let k = 0; k < times; k++) presses.push(press);
       shown.push(`<${item.key}>${times > 1 ? `×${times}` : ''}`);
+      size += press.length * times;
     }
-    size += part.length;
     if (size > MAX_WRITE_BYTES)
       throw invalid(
         `input encodes to more than ${MAX_WRITE_BYTES} bytes (MAX_WRITE_BYTES); split it into several pty_write calls.`,
       );
-    parts.push(part);
   }
-  return { bytes: Buffer.concat(parts), shown: shown.join(' ') };
-}
-
-/** An item's text decoded as `data` is; an error names the item, not `data`, so the model knows which to mend. */
-function decodeItemText(text: string, index: number): Buffer {
-  try {
-    return decodeEscapes(text);
-  } catch (err) {
-    if (!(err instanceof PtyError)) throw err;
-    throw new PtyError(err.code, err.message.replace('pty_write data', `pty_write input[${index}].text`));
-  }
+  if (text.length > 0) presses.push(Buffer.concat(text));
+  return { bytes: Buffer.concat(presses), presses, shown: shown.join(' ') };
 }

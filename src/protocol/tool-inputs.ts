@@ -93,7 +93,10 @@ export const WriteArgs = {
   input: z
     .array(
       z.strictObject({
-        text: z.string().optional().describe('Text to type, escapes as in data.'),
+        text: z
+          .string()
+          .optional()
+          .describe('Text to type, exactly as given: no escapes (a backslash is typed as one).'),
         key: z.string().optional().describe('A key by name: Enter, Esc, Tab, Up, C-c, M-x, F5 ...'),
         times: z.number().int().optional().describe(`Press the key this many times (1–${MAX_KEY_REPEAT}).`),
       }),

@@ -62,7 +62,7 @@ export const ptyWrite = defineTool({
   name: 'pty_write',
   description: [
     'Type into a running PTY: text, Enter ("\\n"), or keys as escapes (\\x03 Ctrl-C, \\x04 Ctrl-D/EOF, \\x1b Esc, \\t Tab).',
-    'Or, instead of data, `input`: text and named keys in order, e.g. [{"key":"Esc"},{"text":":wq"},{"key":"Enter"}] or [{"key":"Down","times":3}].',
+    'Or, instead of data, `input`: text and named keys in order, e.g. [{"key":"Esc"},{"text":":wq"},{"key":"Enter"}] or [{"key":"Down","times":3}]. Its text is typed exactly as given, with no escapes (use it for code: "a\\nb" stays a backslash and an n), and each key goes as a key press of its own, as a person types.',
     "Key names (as tmux): Enter (sends \\r, as the Enter key does), Tab, Esc, Backspace, Delete, Insert, Home, End, PageUp, PageDown, Up, Down, Left, Right, F1-F12, Space; C- (Ctrl), M- (Alt), S- (Shift) prefixes: C-c, M-x, C-Left, S-Tab. Arrows are sent as the program's current mode expects.",
     '`resize: {rows, cols}` changes the terminal size (the program gets SIGWINCH and redraws); alone it types nothing and needs no approval.',
     "Under the user's permission for the exact bytes (keys shown by name). Returns the number of bytes written.",

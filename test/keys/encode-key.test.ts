@@ -118,8 +118,20 @@ describe('pty_write input lists', () => {
     expect(shown).toBe('<Esc> :wq <Enter> <Down>×3');
   });
 
-  it('decodes escapes in text as data does', () => {
-    expect(encodeInput([{ text: 'a\\x03b\\n' }], normal).bytes).toEqual(Buffer.from('a\x03b\n'));
+  it('hands the bytes over as a person types them: each key press a write of its own, the text between them one', () => {
+    const { bytes, presses } = encodeInput(
+      [{ text: 'process.' }, { text: 'ver' }, { key: 'Tab', times: 2 }, { key: 'Esc' }, { text: 'x' }],
+      normal,
+    );
+    expect(presses.map((p) => p.toString('latin1'))).toEqual(['process.ver', '\t', '\t', '\x1b', 'x']);
+    expect(Buffer.concat(presses)).toEqual(bytes);
+  });
+
+  it('types text exactly as given: a backslash is a backslash (code keeps its escapes), keys are for keys', () => {
+    expect(encodeInput([{ text: 'print(repr("a\\nb"), len("x\\ty"))' }], normal).bytes.toString()).toBe(
+      'print(repr("a\\nb"), len("x\\ty"))',
+    );
+    expect(() => encodeInput([{ text: 'a\ud800' }], normal)).toThrow(/input\[0\]\.text holds a lone surrogate/);
   });
 
   it('says whether the modes are needed', () => {
