@@ -102,6 +102,13 @@ export async function readOutput(
     );
     // grep stopped at its limit: more matches may follow.
     const limitReached = found.length >= skip + limit;
+    const more = continuation(skip + lines.length, limitReached, 'matches');
+    // Only the kept lines are searched: a count compared with the program's whole output must know that.
+    const searched =
+      base.droppedLines > 0
+        ? `searched lines ${base.firstLine}–${base.totalLines}, the ones kept; the ${base.droppedLines} before them were dropped from the buffer (it keeps the newest output).`
+        : undefined;
+    const note = [searched, more.note].filter((n) => n !== undefined).join(' ');
     const result: MatchesRead = {
       ...base,
       pattern: input.pattern,
@@ -110,7 +117,8 @@ export async function readOutput(
       matches: lines.length,
       limitReached,
       lines,
-      ...continuation(skip + lines.length, limitReached, 'matches'),
+      ...more,
+      ...(note === '' ? {} : { note }),
       cursor,
     };
     return result;

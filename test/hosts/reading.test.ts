@@ -74,6 +74,10 @@ describe.each(HOSTS)('reading through the %s host', (_name, factory) => {
     // A search reports absolute line numbers too.
     const found = await s.read(id, { pattern: `^${FLOOD_LINES - 1}$` });
     expect(found.lines).toEqual([{ line: FLOOD_LINES - 1, text: String(FLOOD_LINES - 1) }]);
+    // And says it searched only the kept lines: a count of matches is not the whole output's.
+    expect(found.note).toBe(
+      `searched lines ${head.firstLine}–${FLOOD_LINES}, the ones kept; the ${head.droppedLines} before them were dropped from the buffer (it keeps the newest output).`,
+    );
   });
 
   it('renders what the model reads, and keeps the raw terminal text on request', async () => {
