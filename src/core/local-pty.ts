@@ -83,6 +83,7 @@ export class LocalPty {
       host,
       (owner) => this.closing !== undefined || this.deletedOwners.has(owner),
       this.close$,
+      this.ownerDeleted$,
     );
     this.subscriptions.add(
       host.sessionDeleted$.pipe(takeUntil(this.close$)).subscribe({

@@ -1,4 +1,15 @@
-import { catchError, EMPTY, map, mergeAll, type Observable, Subject, Subscription, takeUntil } from 'rxjs';
+import {
+  catchError,
+  EMPTY,
+  filter,
+  map,
+  mergeAll,
+  type Observable,
+  Subject,
+  Subscription,
+  take,
+  takeUntil,
+} from 'rxjs';
 import { match } from 'ts-pattern';
 import { MAX_PENDING_NOTIFICATIONS, MAX_SESSIONS, NOTIFY_TIMEOUT_MS } from '../limits.js';
 import { deliverBounded } from '../operators/deliver-bounded.js';
@@ -25,11 +36,12 @@ export class Notifications {
     private readonly host: HostPort,
     private readonly muted: (owner: string) => boolean,
     close$: Observable<void>,
+    private readonly ownerDeleted$: Observable<string> = EMPTY,
   ) {
     this.subscriptions.add(
       this.notifications$
         .pipe(
-          deliverBounded((n, signal) => host.notify(n, signal), {
+          deliverBounded((n, signal) => this.deliver(n, signal), {
             timeoutMs: NOTIFY_TIMEOUT_MS,
             concurrency: MAX_SESSIONS,
           }),
@@ -87,6 +99,25 @@ export class Notifications {
     if (!session.info.notifyOnExit || this.muted(session.info.owner)) return;
     const envelope = exitEnvelope(session);
     this.enqueue({ owner: session.info.owner, label: exitLabel(session), text: JSON.stringify(envelope), envelope });
+  }
+
+  /**
+   * Hands one notification to the host, given up at once when its owner is deleted meanwhile (as at close): a
+   * session that is gone has no one to tell, and the delivery held a place until its timeout.
+   */
+  private async deliver(notification: PtyNotification, signal: AbortSignal): Promise<void> {
+    const deleted = new AbortController();
+    const watching = this.ownerDeleted$
+      .pipe(
+        filter((owner) => owner === notification.owner),
+        take(1),
+      )
+      .subscribe(() => deleted.abort(new Error(`session ${notification.owner} was deleted`)));
+    try {
+      await this.host.notify(notification, AbortSignal.any([signal, deleted.signal]));
+    } finally {
+      watching.unsubscribe();
+    }
   }
 
   close(): void {

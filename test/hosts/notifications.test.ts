@@ -145,6 +145,17 @@ describe.each(HOSTS)('exit notifications through the %s host', (_name, factory) 
     expect(Date.now() - closing).toBeLessThan(NOTIFY_TIMEOUT_MS);
   });
 
+  it('gives up a delivery under way at once when its session is deleted, as at close', async () => {
+    const s = new Session(ctx.host, 'ses_deleted_while_told');
+    ctx.host.notifyMode = 'never';
+    const { id } = await s.spawn({ command: 'true', notifyOnExit: true });
+    const stuck = await waitFor(() => notificationFor(ctx.host.notifications, id), 'the delivery attempt');
+    const deletedAt = Date.now();
+    await ctx.host.deleteSession(s.id);
+    await waitFor(() => stuck.aborted, 'the delivery to be given up', NOTIFY_TIMEOUT_MS);
+    expect(Date.now() - deletedAt).toBeLessThan(NOTIFY_TIMEOUT_MS / 2);
+  });
+
   it('logs a delivery the host refuses, and keeps delivering', async () => {
     const s = new Session(ctx.host, 'ses_refused');
     ctx.host.notifyMode = 'fail';
