@@ -163,11 +163,13 @@ function sweepNow(sweeper: SessionSweeper, options: SweepOptions): Observable<Sw
      * runs until it ends or the freeze KILLs it.
      */
     const terminate = (members: readonly ScannedMember[]) => {
-      signalGroups('SIGTERM');
+      const signalled = signalGroups('SIGTERM');
       signalGroups('SIGCONT');
       for (const m of members) {
-        if (termed.has(m.pid)) continue;
         termed.add(m.pid);
+        // A member whose group was TERMed has it; a second TERM by pid, should the program handle the first before
+        // it came, ran a shell's trap cleanup twice.
+        if (signalled.has(m.pgrp)) continue;
         sweeper.signal(m.pid, 'SIGTERM');
         sweeper.signal(m.pid, 'SIGCONT');
       }
