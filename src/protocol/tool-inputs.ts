@@ -17,6 +17,7 @@ import {
   MIN_TIMEOUT_SECONDS,
 } from '../limits.js';
 import { CursorArg, WaitArg, WatchArg } from './wait-schema.js';
+import { wholeNumber } from './whole-number.js';
 
 /** pty_ + 8 hex characters: anything else cannot name a PTY, so it is refused before any lookup. */
 export const PtyId = z
@@ -25,13 +26,7 @@ export const PtyId = z
   .describe('The PTY id returned by pty_spawn (e.g. "pty_1a2b3c4d").');
 
 /** Rows or columns of a terminal, in the bounds pty_spawn and a resize share. */
-const terminalDimension = (what: string) =>
-  z
-    .number()
-    .int()
-    .min(MIN_TERMINAL_DIMENSION, `must be at least ${MIN_TERMINAL_DIMENSION}`)
-    .max(MAX_TERMINAL_DIMENSION, `must be at most ${MAX_TERMINAL_DIMENSION}`)
-    .describe(what);
+const terminalDimension = (what: string) => wholeNumber(MIN_TERMINAL_DIMENSION, MAX_TERMINAL_DIMENSION).describe(what);
 
 export const SpawnArgs = {
   command: z
@@ -59,11 +54,7 @@ export const SpawnArgs = {
     .min(1, 'must say what the PTY is for')
     .max(MAX_DESCRIPTION_CHARS, `at most ${MAX_DESCRIPTION_CHARS} characters`)
     .describe('What this PTY is for, in a few words (shown to the user and in the exit notification).'),
-  timeoutSeconds: z
-    .number()
-    .int('must be a whole number of seconds')
-    .min(MIN_TIMEOUT_SECONDS, `must be at least ${MIN_TIMEOUT_SECONDS}`)
-    .max(MAX_TIMEOUT_SECONDS, `must be at most ${MAX_TIMEOUT_SECONDS}`)
+  timeoutSeconds: wholeNumber(MIN_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS)
     .optional()
     .describe(
       `End the PTY after this many seconds (${MIN_TIMEOUT_SECONDS}–${MAX_TIMEOUT_SECONDS}); its status becomes "timeout".`,
@@ -98,7 +89,9 @@ export const WriteArgs = {
           .optional()
           .describe('Text to type, exactly as given: no escapes (a backslash is typed as one).'),
         key: z.string().optional().describe('A key by name: Enter, Esc, Tab, Up, C-c, M-x, F5 ...'),
-        times: z.number().int().optional().describe(`Press the key this many times (1–${MAX_KEY_REPEAT}).`),
+        times: wholeNumber(1, MAX_KEY_REPEAT)
+          .optional()
+          .describe(`Press the key this many times (1–${MAX_KEY_REPEAT}).`),
       }),
     )
     .max(MAX_INPUT_ITEMS, `at most ${MAX_INPUT_ITEMS} items`)
@@ -114,23 +107,12 @@ export const WriteArgs = {
 
 export const ReadArgs = {
   id: PtyId,
-  offset: z
-    .number()
-    .int()
-    .min(0, 'must be 0 or more')
-    .max(
-      MAX_READ_OFFSET,
-      `must be at most ${MAX_READ_OFFSET}; use tail to read the newest lines, or a narrower pattern`,
-    )
+  offset: wholeNumber(0, MAX_READ_OFFSET, { overMax: 'use tail to read the newest lines, or a narrower pattern' })
     .optional()
     .describe(
       '0-based index into the retained lines to start at (default 0); with pattern, how many matches to skip. Use nextOffset from the previous read to page on.',
     ),
-  limit: z
-    .number()
-    .int()
-    .min(1, 'must be at least 1')
-    .max(MAX_READ_LIMIT, `must be at most ${MAX_READ_LIMIT}`)
+  limit: wholeNumber(1, MAX_READ_LIMIT)
     .optional()
     .describe(
       `How many lines (default ${DEFAULT_READ_LIMIT}, at most ${MAX_READ_LIMIT}); with pattern, how many matches.`,

@@ -7,6 +7,7 @@ import {
   MIN_QUIET_MS,
   MIN_WAIT_TIMEOUT_MS,
 } from '../limits.js';
+import { wholeNumber } from './whole-number.js';
 
 const WAIT_KEYS = 'pattern, ignoreCase, quietMs, timeoutMs';
 
@@ -27,20 +28,15 @@ export const WaitArg = z
         'Return as soon as a line that arrives matches, the unfinished last line included (prompts like ">>> " or "[y/N] " end without a newline).',
       ).optional(),
       ignoreCase: z.boolean().optional().describe('With pattern: match case-insensitively.'),
-      quietMs: z
-        .number()
-        .int('must be a whole number of milliseconds')
-        .min(MIN_QUIET_MS, `must be at least ${MIN_QUIET_MS} ms`)
-        .max(MAX_WAIT_TIMEOUT_MS, `must be at most ${MAX_WAIT_TIMEOUT_MS} ms`)
+      quietMs: wholeNumber(MIN_QUIET_MS, MAX_WAIT_TIMEOUT_MS, { unit: ' ms' })
         .optional()
         .describe(
           `Return once no output has come for this long after some output came (at least ${MIN_QUIET_MS}). With no output at all, only the timeout ends the wait.`,
         ),
-      timeoutMs: z
-        .number()
-        .int('must be a whole number of milliseconds')
-        .min(MIN_WAIT_TIMEOUT_MS, `must be at least ${MIN_WAIT_TIMEOUT_MS} ms`)
-        .max(MAX_WAIT_TIMEOUT_MS, `must be at most ${MAX_WAIT_TIMEOUT_MS} ms (the longest a call may wait)`)
+      timeoutMs: wholeNumber(MIN_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS, {
+        unit: ' ms',
+        overMax: 'that is the longest a call may wait',
+      })
         .optional()
         .describe(`Give up after this long (default ${DEFAULT_WAIT_TIMEOUT_MS}, at most ${MAX_WAIT_TIMEOUT_MS}).`),
     },

@@ -19,11 +19,16 @@ export function parseInput<S extends z.ZodRawShape>(tool: string, shape: S, inpu
   const result = strictSchema(shape).safeParse(input ?? {});
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
-    const field = issue.path.length > 0 ? issue.path.join('.') : 'input';
+    const field = issue.path.length > 0 ? fieldName(issue.path) : 'input';
     // zod says "Invalid input: expected string, received undefined" for a field left out.
     if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined'))
       return `${field}: required (${issue.expected})`;
     return `${field}: ${issue.message}`;
   });
   throw new PtyError('invalid_input', `${tool}: invalid input: ${problems.join('; ')}. Nothing was done.`);
+}
+
+/** A field as the other errors name it: `watch[0].pattern`, `resize.rows`. */
+function fieldName(path: readonly PropertyKey[]): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i > 0 ? '.' : ''}${String(key)}`)).join('');
 }
