@@ -71,6 +71,23 @@ export const SpawnArgs = {
   watch: WatchArg,
 };
 
+/**
+ * `times` repeats a key; on a text item it was silently ignored ({text: "a", times: 5} typed one "a"). Refused rather
+ * than applied: a `times` misplaced on the text beside a key would then type a command line many times over.
+ */
+function refuseTimesOnText(
+  item: { text?: string | undefined; key?: string | undefined; times?: number | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (item.text === undefined || item.key !== undefined || item.times === undefined) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['times'],
+    input: item.times,
+    message: `applies to a key only, and this item is text (typed once): write the text out as many times as it should be typed, or repeat a key with { "key": "Enter", "times": ${item.times} }`,
+  });
+}
+
 export const WriteArgs = {
   id: PtyId,
   data: z
@@ -83,16 +100,18 @@ export const WriteArgs = {
   wait: WaitArg,
   input: z
     .array(
-      z.strictObject({
-        text: z
-          .string()
-          .optional()
-          .describe('Text to type, exactly as given: no escapes (a backslash is typed as one).'),
-        key: z.string().optional().describe('A key by name: Enter, Esc, Tab, Up, C-c, M-x, F5 ...'),
-        times: wholeNumber(1, MAX_KEY_REPEAT)
-          .optional()
-          .describe(`Press the key this many times (1–${MAX_KEY_REPEAT}).`),
-      }),
+      z
+        .strictObject({
+          text: z
+            .string()
+            .optional()
+            .describe('Text to type, exactly as given: no escapes (a backslash is typed as one).'),
+          key: z.string().optional().describe('A key by name: Enter, Esc, Tab, Up, C-c, M-x, F5 ...'),
+          times: wholeNumber(1, MAX_KEY_REPEAT)
+            .optional()
+            .describe(`With key only: press the key this many times (1–${MAX_KEY_REPEAT}).`),
+        })
+        .superRefine(refuseTimesOnText),
     )
     .max(MAX_INPUT_ITEMS, `at most ${MAX_INPUT_ITEMS} items`)
     .optional()

@@ -147,3 +147,25 @@ describe('number fields: every refusal names the field, what is allowed and what
     expect(json.properties['limit']).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_READ_LIMIT });
   });
 });
+
+describe('pty_write input items', () => {
+  const write = PTY_TOOLS.find((t) => t.name === 'pty_write')!;
+  const id = 'pty_1a2b3c4d';
+
+  it('refuses times on a text item (it typed the text once), naming the item, in both hosts', () => {
+    const input = { id, input: [{ key: 'Esc' }, { text: 'a', times: 5 }] };
+    expect(caught(() => parseInput('pty_write', write.args, input)).message).toMatch(
+      /^pty_write: invalid input: input\[1\]\.times: applies to a key only, and this item is text \(typed once\): write the text out .*\{ "key": "Enter", "times": 5 \}\. Nothing was done\.$/,
+    );
+    expect(v2Messages(write.args, input)).toEqual([expect.stringMatching(/^input\.1\.times: applies to a key only/)]);
+  });
+
+  it('takes times on a key, and leaves an item with both text and key to the input check', () => {
+    expect(parseInput('pty_write', write.args, { id, input: [{ key: 'Down', times: 3 }] }).input).toEqual([
+      { key: 'Down', times: 3 },
+    ]);
+    expect(() =>
+      parseInput('pty_write', write.args, { id, input: [{ text: 'a', key: 'Enter', times: 2 }] }),
+    ).not.toThrow();
+  });
+});
