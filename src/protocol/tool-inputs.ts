@@ -17,6 +17,7 @@ import {
   MIN_TIMEOUT_SECONDS,
 } from '../limits.js';
 import { CursorArg, WaitArg, WatchArg } from './wait-schema.js';
+import { refuseLoneSurrogate } from './well-formed.js';
 import { wholeNumber } from './whole-number.js';
 
 /** pty_ + 8 hex characters: anything else cannot name a PTY, so it is refused before any lookup. */
@@ -144,6 +145,7 @@ export const ReadArgs = {
     .string()
     .min(1, 'must not be empty')
     .max(MAX_PATTERN_CHARS, `at most ${MAX_PATTERN_CHARS} characters`)
+    .superRefine(refuseLoneSurrogate)
     .optional()
     .describe('POSIX extended regular expression: return only matching lines (with their line numbers).'),
   ignoreCase: z.boolean().optional().describe('With pattern: match case-insensitively.'),

@@ -7,6 +7,7 @@ import {
   MIN_QUIET_MS,
   MIN_WAIT_TIMEOUT_MS,
 } from '../limits.js';
+import { refuseLoneSurrogate } from './well-formed.js';
 import { wholeNumber } from './whole-number.js';
 
 const WAIT_KEYS = 'pattern, ignoreCase, quietMs, timeoutMs';
@@ -16,6 +17,7 @@ const linearPattern = (what: string) =>
     .string()
     .min(1, 'must not be empty')
     .max(MAX_PATTERN_CHARS, `at most ${MAX_PATTERN_CHARS} characters`)
+    .superRefine(refuseLoneSurrogate)
     .describe(
       `${what} RE2 syntax (like JavaScript regex without backreferences or lookaround), matched against each clean line.`,
     );

@@ -169,3 +169,51 @@ describe('pty_write input items', () => {
     ).not.toThrow();
   });
 });
+
+describe('patterns with a lone surrogate', () => {
+  const tool = (name: string) => PTY_TOOLS.find((t) => t.name === name)!;
+  const id = 'pty_1a2b3c4d';
+  const cases: Array<[string, string, Record<string, unknown>, string, string]> = [
+    ['pty_read pattern', 'pty_read', { id, pattern: 'bad \udc00' }, 'pattern', 'U+DC00 at position 4'],
+    ['pty_read wait.pattern', 'pty_read', { id, wait: { pattern: '\ud800' } }, 'wait.pattern', 'U+D800 at position 0'],
+    [
+      'pty_write wait.pattern',
+      'pty_write',
+      { id, data: 'x', wait: { pattern: 'a\ud83d' } },
+      'wait.pattern',
+      'U+D83D at position 1',
+    ],
+    [
+      'pty_spawn wait.pattern',
+      'pty_spawn',
+      { command: 'cat', description: 'x', wait: { pattern: '\udfff\ud83d\ude00' } },
+      'wait.pattern',
+      'U+DFFF at position 0',
+    ],
+    [
+      'pty_spawn watch[1].pattern',
+      'pty_spawn',
+      { command: 'cat', description: 'x', watch: [{ pattern: 'ok' }, { pattern: '\ud83d\ude00 \udfff' }] },
+      'watch[1].pattern',
+      'U+DFFF at position 3',
+    ],
+  ];
+
+  it.each(cases)(
+    'refuses one in %s, naming the field and where it is, in both hosts',
+    (_name, name, input, field, where) => {
+      const { message, code } = caught(() => parseInput(name, tool(name).args, input));
+      expect(code).toBe('invalid_input');
+      expect(message).toBe(
+        `${name}: invalid input: ${field}: is not valid UTF-8: it holds a lone surrogate ${where} (counting characters from 0), half of a pair with no UTF-8 form on its own. Send the whole character, or a complete surrogate pair. Nothing was done.`,
+      );
+      expect(v2Messages(tool(name).args, input)).toEqual([expect.stringContaining(`lone surrogate ${where}`)]);
+    },
+  );
+
+  it('takes a whole character beyond U+FFFF (a surrogate pair)', () => {
+    expect(
+      parseInput('pty_read', tool('pty_read').args, { id, pattern: '\ud83d\ude00', wait: { pattern: '🎉$' } }),
+    ).toEqual({ id, pattern: '😀', wait: { pattern: '🎉$' } });
+  });
+});
