@@ -9,6 +9,15 @@ import { compileWait, refuseIgnoreCaseAlone, startWait } from './wait-call.js';
 export const readsAfter = (input: ReadInput): boolean => input.cursor !== undefined || input.wait !== undefined;
 
 function checkCombination(input: ReadInput): void {
+  if (input.screen === true) {
+    const given = [input.cursor !== undefined ? 'cursor' : '', input.wait !== undefined ? 'wait' : '']
+      .filter((key) => key !== '')
+      .join(' and ');
+    throw new PtyError(
+      'invalid_input',
+      `pty_read: screen: true returns the visible screen as it is now, not lines; it cannot be combined with ${given}. Read with ${given} first (while a full-screen program is on the alternate screen, its result carries the screen by itself), then screen: true in another call. Nothing was read.`,
+    );
+  }
   const clashing = (['offset', 'tail', 'pattern', 'ignoreCase', 'raw'] as const).filter(
     (key) => input[key] !== undefined,
   );

@@ -40,6 +40,19 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
     const plain = await s.read(id, { screen: false });
     expect(plain.screen).toBeUndefined();
     expect(plain.screenNote).toBeUndefined();
+    // A read from a cursor or with a wait gives lines: screen: true cannot be honoured there, and is refused (it gave
+    // lines and no screen).
+    for (const other of [{ cursor: 'L1' }, { wait: { timeoutMs: 50 } }, { cursor: 'L1', wait: { timeoutMs: 50 } }]) {
+      const given = Object.keys(other).join(' and ');
+      expect(fails(await s.call('pty_read', { id, screen: true, ...other })).message).toMatch(
+        new RegExp(
+          `^pty_read: screen: true returns the visible screen as it is now, not lines; it cannot be combined with ${given}\\. .*Nothing was read\\.$`,
+        ),
+      );
+    }
+    expect(ok(await s.call('pty_read', { id, wait: { timeoutMs: 50 } }), WaitedRead).screen?.alternateScreen).toBe(
+      true,
+    );
 
     const asks = ctx.host.permissionLog.length;
     const typed = await s.type(id, { input: [{ text: 'ab' }, { key: 'Enter' }] });
