@@ -68,5 +68,8 @@ export async function readAfter(
         ...mark,
       }).done,
   );
-  return { ...base(), ...waited, ...(from === undefined ? {} : linesAfter(buffer, from, limit, session.cursors)) };
+  // screen: false holds for a wait too: lines only, not the screen a full-screen program shows when it ends.
+  const { screen, screenNote, ...report } = waited;
+  const shown = input.screen === false || screen === undefined ? report : { ...report, screen, screenNote };
+  return { ...base(), ...shown, ...(from === undefined ? {} : linesAfter(buffer, from, limit, session.cursors)) };
 }

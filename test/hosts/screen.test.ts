@@ -41,7 +41,7 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
     expect(plain.screen).toBeUndefined();
     expect(plain.screenNote).toBeUndefined();
     // A read from a cursor or with a wait gives lines: screen: true cannot be honoured there, and is refused (it gave
-    // lines and no screen).
+    // lines and no screen); screen: false holds there too.
     for (const other of [{ cursor: 'L1' }, { wait: { timeoutMs: 50 } }, { cursor: 'L1', wait: { timeoutMs: 50 } }]) {
       const given = Object.keys(other).join(' and ');
       expect(fails(await s.call('pty_read', { id, screen: true, ...other })).message).toMatch(
@@ -50,6 +50,10 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
         ),
       );
     }
+    const waitedPlain = ok(await s.call('pty_read', { id, screen: false, wait: { timeoutMs: 50 } }), WaitedRead);
+    expect(waitedPlain.reason).toBe('timeout');
+    expect(waitedPlain.screen).toBeUndefined();
+    expect(waitedPlain.screenNote).toBeUndefined();
     expect(ok(await s.call('pty_read', { id, wait: { timeoutMs: 50 } }), WaitedRead).screen?.alternateScreen).toBe(
       true,
     );
