@@ -44,11 +44,10 @@ export async function readAfter(
   checkCombination(input);
   refuseIgnoreCaseAlone('pty_read', input.wait);
   const wait = compileWait('pty_read', input.wait);
-  const from = input.cursor === undefined ? undefined : cursorLine(input.cursor);
-  const limit = input.limit ?? DEFAULT_READ_LIMIT;
   const { buffer } = session;
   // A cursor past the end is refused before waiting, not after.
-  if (from !== undefined) linesAfter(buffer, from, 0, session.cursors);
+  const from = input.cursor === undefined ? undefined : cursorLine(input.cursor, buffer);
+  const limit = input.limit ?? DEFAULT_READ_LIMIT;
   const base = () => ({ id: session.info.id, totalLines: buffer.totalLines, firstLine: buffer.firstLine });
   if (wait === undefined) {
     return {

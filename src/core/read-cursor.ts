@@ -15,13 +15,25 @@ export function lineAfterPage(completedLines: number, lastLine: number | undefin
   return Math.min(lastLine ?? completedLines, completedLines) + 1;
 }
 
-export function cursorLine(cursor: string): number {
+/**
+ * The line a cursor given to pty_read stands for. One past this PTY's output is refused as given, quoted, with the
+ * cursors the PTY has: read as a number first, "L9999999999999999" came back as L10000000000000000.
+ */
+export function cursorLine(cursor: string, output: { readonly completedLines: number }): number {
   if (!CURSOR_PATTERN.test(cursor))
     throw new PtyError(
       'invalid_input',
       `cursor: "${cursor}" is not a cursor; pass the cursor of an earlier pty_read, pty_write or pty_spawn result (like "L42").`,
     );
-  return Number(cursor.slice(1));
+  const line = Number(cursor.slice(1));
+  const next = output.completedLines + 1;
+  if (!Number.isSafeInteger(line) || line > next) {
+    throw new PtyError(
+      'invalid_input',
+      `cursor: ${JSON.stringify(cursor)} is past the end of this PTY's output (the next line is ${next}, so its cursors run from L1 to L${next}); it belongs to another PTY or was made up. Nothing was read.`,
+    );
+  }
+  return line;
 }
 
 /** The lines of a result; the unfinished last line (a prompt, a progress bar) says so. */

@@ -8,7 +8,7 @@ import {
   MIN_WAIT_TIMEOUT_MS,
 } from '../limits.js';
 import { refuseLoneSurrogate } from './well-formed.js';
-import { wholeNumber } from './whole-number.js';
+import { givenValue, wholeNumber } from './whole-number.js';
 
 const WAIT_KEYS = 'pattern, ignoreCase, quietMs, timeoutMs';
 
@@ -82,9 +82,12 @@ export const WatchArg = z
  */
 export const CURSOR_PATTERN = /^L[1-9][0-9]{0,15}$/;
 
+const notACursor = (issue: { readonly input?: unknown }) =>
+  `must be a cursor from an earlier result, like "L42" (L and a line number from 1), got ${givenValue(issue.input)}`;
+
 export const CursorArg = z
-  .string()
-  .regex(CURSOR_PATTERN, 'must be a cursor from an earlier result, like "L42"')
+  .string({ error: notACursor })
+  .regex(CURSOR_PATTERN, { error: notACursor })
   .optional()
   .describe('The cursor of an earlier result: return only the lines after it (the unfinished last line included).');
 

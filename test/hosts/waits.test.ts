@@ -206,7 +206,7 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     expect((await s.read(id, { tail: true, limit: 1 })).cursor).toBe('L5');
     expect((await s.read(id, { pattern: 'one' })).cursor).toBe('L5');
     expect(fails(await s.call('pty_read', { id, cursor: 'L99' })).message).toMatch(
-      /L99 is past the end of this PTY's output \(the next line is 5\)/,
+      /cursor: "L99" is past the end of this PTY's output \(the next line is 5, so its cursors run from L1 to L5\)/,
     );
     expect(fails(await s.call('pty_read', { id, cursor: 'L1', tail: true })).message).toMatch(
       /cursor .* cannot be combined with tail/,
