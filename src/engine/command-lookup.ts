@@ -11,22 +11,48 @@ import { SAFE_PATH } from './environment.js';
  * this look and the exec is still reported by the wrapper, as before.)
  */
 export function checkCommandRuns(command: string, workdir: string, path: string = SAFE_PATH): void {
-  if (command.includes('/')) {
-    const file = isAbsolute(command) ? command : join(workdir, command);
-    const problem = notExecutable(file);
-    if (problem !== undefined) {
-      throw new PtyError(
-        'spawn_failed',
-        `pty_spawn: ${JSON.stringify(command)} cannot run: ${problem}${isAbsolute(command) ? '' : ` (looked for in ${workdir})`}. Nothing was started.`,
-      );
-    }
-    return;
+  const problem = command.includes('/') ? pathProblem(command, workdir) : nameProblem(command, path);
+  if (problem === undefined) return;
+  const hint = commandLineHint(command, workdir, path) ?? '';
+  throw new PtyError('spawn_failed', `pty_spawn: ${problem}${hint} Nothing was started.`);
+}
+
+/** Why a command given as a path cannot run, or undefined when it can. */
+function pathProblem(command: string, workdir: string): string | undefined {
+  const file = isAbsolute(command) ? command : join(workdir, command);
+  const problem = notExecutable(file);
+  if (problem === undefined) return undefined;
+  return `${JSON.stringify(command)} cannot run: ${problem}${isAbsolute(command) ? '' : ` (looked for in ${workdir})`}.`;
+}
+
+/** Why a command given as a name cannot run (found in no PATH directory), or undefined when it can. */
+function nameProblem(command: string, path: string): string | undefined {
+  if (onPath(command, path)) return undefined;
+  if (command === '.' || command === '..') {
+    return `${JSON.stringify(command)} names a directory, not a program: give the program to run, by name ("python3") or by its path ("./run.sh").`;
   }
-  for (const dir of path.split(':')) if (dir !== '' && notExecutable(join(dir, command)) === undefined) return;
-  throw new PtyError(
-    'spawn_failed',
-    `pty_spawn: command not found: ${JSON.stringify(command)} is in none of the PTY's PATH directories (${path}). Give its path (./${command}, or an absolute one), or run it through a shell that sets up its PATH (command: "bash", args: ["-lc", ...]). Nothing was started.`,
-  );
+  const inNone = `command not found: ${JSON.stringify(command)} is in none of the PTY's PATH directories (${path}).`;
+  if (/\s/.test(command)) return inNone;
+  return `${inNone} Give its path (./${command}, or an absolute one), or run it through a shell that sets up its PATH (command: "bash", args: ["-lc", ...]).`;
+}
+
+const onPath = (name: string, path: string): boolean =>
+  path.split(':').some((dir) => dir !== '' && notExecutable(join(dir, name)) === undefined);
+
+/**
+ * A command that holds whitespace is a command line written into `command` ("echo hi"): when its first word is a
+ * program that runs, say that the arguments go in `args`, or that a shell line is run by bash -c.
+ */
+function commandLineHint(command: string, workdir: string, path: string): string | undefined {
+  if (!/\s/.test(command)) return undefined;
+  const [program = '', ...args] = command.trim().split(/\s+/);
+  const runs = program.includes('/') ? pathProblem(program, workdir) === undefined : onPath(program, path);
+  if (program === '' || !runs) {
+    return ' command holds whitespace: it names the program alone, and its arguments go in args, one string each.';
+  }
+  const quoted = args.map((arg) => JSON.stringify(arg)).join(', ');
+  const split = `command ${JSON.stringify(program)}${args.length > 0 ? `, args [${quoted}]` : ''}`;
+  return ` command names the program alone, without arguments (it is not a shell line): give ${split}, each argument its own string; or, to run it as a shell line (pipes, &&, quoting), command "bash", args ["-c", ${JSON.stringify(command.trim())}].`;
 }
 
 /** Why `file` cannot be executed, or undefined when it can. */

@@ -186,6 +186,14 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
         /command not found: "no-such-command-local-pty" is in none of the PTY's PATH directories \(\/usr\/local\/bin:\/usr\/bin:\/bin\)/,
         'spawn_failed',
       ],
+      // A command line in command is told where its arguments go (it was told to try "./echo hi").
+      [
+        'a command line in command',
+        { command: 'echo hi', description: 'x' },
+        /command names the program alone, without arguments .*: give command "echo", args \["hi"\], each argument its own string; or, to run it as a shell line .*command "bash", args \["-c", "echo hi"\]\. Nothing was started\.$/,
+        'spawn_failed',
+      ],
+      ['the command "."', { command: '.', description: 'x' }, /"\." names a directory, not a program/, 'spawn_failed'],
       ['rows 0', { command: 'cat', description: 'x', rows: 0 }, /rows: must be at least 1/, undefined],
       [
         'cols too many',
