@@ -3,6 +3,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { PtyError } from '../errors.js';
 import { checkPathBounds } from '../engine/command-bounds.js';
+import { fixedEnvironment } from '../engine/environment.js';
 
 export interface ResolvedWorkdir {
   readonly realPath: string;
@@ -30,12 +31,26 @@ export async function resolveWorkdir(requested: string | undefined, projectDir: 
   } catch (err) {
     throw new PtyError(
       'invalid_input',
-      `workdir ${wanted} does not exist (${(err as NodeJS.ErrnoException).code}). Give an existing directory.`,
+      `workdir ${wanted} does not exist (${(err as NodeJS.ErrnoException).code}).${shellHint(requested)} Give an existing directory.`,
     );
   }
   await directoryOnly(real);
   const inside = real === project || real.startsWith(project.endsWith('/') ? project : `${project}/`);
   return { realPath: real, external: !inside };
+}
+
+/**
+ * No shell reads workdir: "~" was looked for as a directory named ~ in the project, and the model was told only that
+ * PROJECT/~ does not exist. Said when the path does not exist: a directory of that name is still a workdir.
+ */
+function shellHint(requested: string): string {
+  if (requested === '~' || requested.startsWith('~/'))
+    return ` A leading ~ is not expanded (no shell reads workdir): give the absolute path (the PTYs' home directory is ${fixedEnvironment()['HOME']}).`;
+  if (requested.startsWith('~'))
+    return ' A leading ~ is not expanded (no shell reads workdir): give the absolute path.';
+  if (/\$(\w|\{)/.test(requested))
+    return ' Variables ($HOME, ${PWD}) are not expanded (no shell reads workdir): give the absolute path.';
+  return '';
 }
 
 async function directoryOnly(real: string): Promise<string> {

@@ -13,7 +13,7 @@ import { SAFE_PATH } from './environment.js';
 export function checkCommandRuns(command: string, workdir: string, path: string = SAFE_PATH): void {
   const problem = command.includes('/') ? pathProblem(command, workdir) : nameProblem(command, path);
   if (problem === undefined) return;
-  const hint = commandLineHint(command, workdir, path) ?? '';
+  const hint = commandLineHint(command, workdir, path) ?? homeHint(command);
   throw new PtyError('spawn_failed', `pty_spawn: ${problem}${hint} Nothing was started.`);
 }
 
@@ -54,6 +54,10 @@ function commandLineHint(command: string, workdir: string, path: string): string
   const split = `command ${JSON.stringify(program)}${args.length > 0 ? `, args [${quoted}]` : ''}`;
   return ` command names the program alone, without arguments (it is not a shell line): give ${split}, each argument its own string; or, to run it as a shell line (pipes, &&, quoting), command "bash", args ["-c", ${JSON.stringify(command.trim())}].`;
 }
+
+/** `~` is the shell's: given to us it is a file or directory of that name. */
+const homeHint = (command: string): string =>
+  command.startsWith('~') ? ' A leading ~ is not expanded (no shell reads the command): give the absolute path.' : '';
 
 /** Why `file` cannot be executed, or undefined when it can. */
 function notExecutable(file: string): string | undefined {

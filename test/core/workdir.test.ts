@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { PtyError } from '../../src/errors.js';
 import { recheckWorkdir, resolveWorkdir } from '../../src/core/workdir.js';
@@ -103,5 +103,34 @@ describe('recheckWorkdir', () => {
         `workdir ${dir} changed while waiting for approval (now (gone)). Nothing was started.`,
       ),
     );
+  });
+});
+
+describe('a workdir written for a shell', () => {
+  const home = userInfo().homedir;
+
+  it.each([
+    [
+      '~',
+      ` A leading ~ is not expanded (no shell reads workdir): give the absolute path (the PTYs' home directory is ${home}).`,
+    ],
+    [
+      '~/src',
+      ` A leading ~ is not expanded (no shell reads workdir): give the absolute path (the PTYs' home directory is ${home}).`,
+    ],
+    ['~root/x', ' A leading ~ is not expanded (no shell reads workdir): give the absolute path.'],
+    ['$HOME/x', ' Variables ($HOME, ${PWD}) are not expanded (no shell reads workdir): give the absolute path.'],
+    ['${PWD}', ' Variables ($HOME, ${PWD}) are not expanded (no shell reads workdir): give the absolute path.'],
+  ])('refuses %s, saying it is not expanded', async (workdir, hint) => {
+    const err = await refusal(resolveWorkdir(workdir, project));
+    expect(err.code).toBe('invalid_input');
+    expect(err.message).toBe(
+      `workdir ${join(project, workdir)} does not exist (ENOENT).${hint} Give an existing directory.`,
+    );
+  });
+
+  it('takes a directory that is named ~ (it exists)', async () => {
+    mkdirSync(join(project, '~'));
+    expect(await resolveWorkdir('~', project)).toEqual({ realPath: join(project, '~'), external: false });
   });
 });

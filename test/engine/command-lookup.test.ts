@@ -65,4 +65,10 @@ describe('checkCommandRuns', () => {
       /is in none of the PTY's PATH directories .*\. Give its path \(\.\/build-it, or an absolute one\)/,
     );
   });
+
+  it('says that a leading ~ is not expanded', () => {
+    expect(caught(() => checkCommandRuns('~/bin/tool', workdir, PATH)).message).toMatch(
+      /^pty_spawn: "~\/bin\/tool" cannot run: no such file \(looked for in .*\)\. A leading ~ is not expanded \(no shell reads the command\): give the absolute path\. Nothing was started\.$/,
+    );
+  });
 });

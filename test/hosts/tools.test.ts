@@ -179,6 +179,12 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
         /workdir.*\/nonexistent\/local-pty\/dir/,
         undefined,
       ],
+      [
+        'the workdir ~',
+        { command: 'pwd', description: 'x', workdir: '~' },
+        /workdir \/.*\/~ does not exist \(ENOENT\)\. A leading ~ is not expanded \(no shell reads workdir\): give the absolute path/,
+        'invalid_input',
+      ],
       // A command the PTY could not run is refused before anyone is asked (it exited 127 from a started PTY before).
       [
         'a command on no PATH directory',
