@@ -1,18 +1,27 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { PtyError } from '../errors.js';
 import { SAFE_PATH } from './environment.js';
 
 /**
  * Refuses, before anything starts, a command the PTY could not run: a name found in none of
- * the PTY's PATH directories, or a path (with a slash, relative to the working directory) that is not an executable
- * file. The wrapper would only say so from inside a PTY that had already started, exit 127 or 126, and the spawn
+ * the PTY's PATH directories, a path (with a slash, relative to the working directory) that is not an executable
+ * file, or a script whose #! line names an interpreter that cannot run. The wrapper would only say so from inside a PTY that had already started, exit 127 or 126, and the spawn
  * itself would have looked like a success to a model that did not wait. (A file that appears or changes between
  * this look and the exec is still reported by the wrapper, as before.)
  */
 export function checkCommandRuns(command: string, workdir: string, path: string = SAFE_PATH): void {
   const problem = command.includes('/') ? pathProblem(command, workdir) : nameProblem(command, path);
-  if (problem === undefined) return;
+  if (problem === undefined) {
+    const file = command.includes('/') ? join(isAbsolute(command) ? '' : workdir, command) : foundOnPath(command, path);
+    const script = file === undefined ? undefined : interpreterProblem(file, workdir);
+    if (script === undefined) return;
+    const where = file === command ? '' : ` (${file})`;
+    throw new PtyError(
+      'spawn_failed',
+      `pty_spawn: ${JSON.stringify(command)}${where} cannot run: ${script} Nothing was started.`,
+    );
+  }
   const hint = commandLineHint(command, workdir, path) ?? homeHint(command);
   throw new PtyError('spawn_failed', `pty_spawn: ${problem}${hint} Nothing was started.`);
 }
@@ -36,8 +45,63 @@ function nameProblem(command: string, path: string): string | undefined {
   return `${inNone} Give its path (./${command}, or an absolute one), or run it through a shell that sets up its PATH (command: "bash", args: ["-lc", ...]).`;
 }
 
-const onPath = (name: string, path: string): boolean =>
-  path.split(':').some((dir) => dir !== '' && notExecutable(join(dir, name)) === undefined);
+/** The file a name runs from: the first executable file of that name in the PATH's directories. */
+function foundOnPath(name: string, path: string): string | undefined {
+  for (const dir of path.split(':')) {
+    const file = join(dir, name);
+    if (dir !== '' && notExecutable(file) === undefined) return file;
+  }
+  return undefined;
+}
+
+const onPath = (name: string, path: string): boolean => foundOnPath(name, path) !== undefined;
+
+/** What the kernel reads of a script's #! line (BINPRM_BUF_SIZE). */
+const SHEBANG_READ_BYTES = 256;
+
+/**
+ * Why the interpreter a script's #! line names cannot run, or undefined when it can (or the file is no script, or
+ * cannot be read). The exec of such a script fails with ENOENT, which the wrapper could only report as
+ * "./script: No such file or directory" about a file that is there. The line is read as the kernel reads it: the
+ * interpreter runs from after `#!` and any blanks to the next blank or the line's end, a carriage return included
+ * (a script with Windows line endings names "/bin/bash\r"); a relative one is taken from the working directory.
+ */
+function interpreterProblem(file: string, workdir: string): string | undefined {
+  const head = readHead(file);
+  if (head === undefined || head[0] !== 0x23 || head[1] !== 0x21) return undefined;
+  const lineEnd = head.indexOf(0x0a);
+  const line = head.subarray(2, lineEnd < 0 ? head.length : lineEnd).toString('utf8');
+  const interpreter = /^[ \t]*([^ \t\0]*)/.exec(line)?.[1] ?? '';
+  // No interpreter, or one cut by the read's end: not ours to judge (the kernel says ENOEXEC).
+  const cut = lineEnd < 0 && head.length === SHEBANG_READ_BYTES && line.trimEnd().endsWith(interpreter);
+  if (interpreter === '' || cut) return undefined;
+  const problem = notExecutable(isAbsolute(interpreter) ? interpreter : join(workdir, interpreter));
+  if (problem === undefined) return undefined;
+  const fix =
+    'Fix the #! line, or run the script through an interpreter that exists (command: "bash" or "python3", args: [the script, ...])';
+  if (interpreter.endsWith('\r') && notExecutable(interpreter.slice(0, -1)) === undefined) {
+    return `its #! line ends in a carriage return (the file has Windows line endings), so the interpreter it names is ${JSON.stringify(interpreter)}, which does not exist. Convert the file to Unix line endings (dos2unix, or sed -i 's/\\r$//' on it).`;
+  }
+  return `its #! line names the interpreter ${JSON.stringify(interpreter)}, which cannot run: ${problem}. ${fix}.`;
+}
+
+/** The first bytes of a file, or undefined when it cannot be read (an executable need not be readable). */
+function readHead(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const buffer = Buffer.alloc(SHEBANG_READ_BYTES);
+    return buffer.subarray(0, readSync(fd, buffer, 0, SHEBANG_READ_BYTES, 0));
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
  * A command that holds whitespace is a command line written into `command` ("echo hi"): when its first word is a

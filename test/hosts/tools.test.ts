@@ -10,6 +10,8 @@ import {
   MAX_TOTAL_ARG_BYTES,
   MAX_WRITE_BYTES,
 } from '../../src/limits.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { HOSTS, Session, fails, useHost } from './fixtures/suite.js';
 
 jest.setTimeout(90_000);
@@ -228,7 +230,14 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
       ],
       ['a file that is not executable', '/etc/passwd', /"\/etc\/passwd" cannot run: it is not executable/],
       ['a directory', '/tmp', /"\/tmp" cannot run: it is not a file/],
+      // The wrapper said "./badshebang: No such file or directory", of a file that is there.
+      [
+        'a script whose #! interpreter does not exist',
+        './badshebang',
+        /"\.\/badshebang" \(\/.*\/badshebang\) cannot run: its #! line names the interpreter "\/nonexistent\/interp", which cannot run: no such file\. Fix the #! line/,
+      ],
     ])('pty_spawn of %s is refused after the prompt, and nothing starts', async (_case, command, message) => {
+      writeFileSync(join(ctx.host.projectDir, 'badshebang'), '#!/nonexistent/interp\necho hi\n', { mode: 0o755 });
       const s = new Session(ctx.host, 'ses_bad_path');
       const before = await s.list();
       const failed = fails(await s.call('pty_spawn', { command, description: 'x' }));
