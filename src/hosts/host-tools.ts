@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CallContext, PermissionRequest } from '../core/host-port.js';
 import type { LocalPty } from '../core/local-pty.js';
+import { PtyError } from '../errors.js';
 import { PTY_TOOLS, runTool } from '../tools/definitions.js';
 
 /**
@@ -42,3 +43,14 @@ export function callContext(
 ): CallContext {
   return { owner, ask, ...(signal ? { signal } : {}) };
 }
+
+/**
+ * A tool call with no session id to own it is refused, by either host: the owner is the session id, and PTYs owned by
+ * "" would be ended by no session's deletion. `what` names what the host left out.
+ */
+export function withoutSession(what: string): PtyError {
+  return new PtyError('invalid_input', `the host called this tool without ${what}; nothing was done.`);
+}
+
+export const hasSessionID = (sessionID: unknown): sessionID is string =>
+  typeof sessionID === 'string' && sessionID.length > 0;

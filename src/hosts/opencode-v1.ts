@@ -2,9 +2,8 @@ import { Subject } from 'rxjs';
 import type { z } from 'zod';
 import { LocalPty, type LocalPtyOptions } from '../core/local-pty.js';
 import type { CallContext, PtyNotification, HostPort, Logger } from '../core/host-port.js';
-import { PtyError } from '../errors.js';
 import { WAKE_LOOKUP_MESSAGES } from '../limits.js';
-import { callContext, hostTools, permissionMetadata } from './host-tools.js';
+import { callContext, hasSessionID, hostTools, permissionMetadata, withoutSession } from './host-tools.js';
 import { SessionActivity, type SessionTurn } from './session-activity.js';
 
 // Structural types for the parts of OpenCode 1.18's plugin API we use (see docs/HOSTS.md); no import of
@@ -181,11 +180,8 @@ async function lastTurnFromMessages(
 
 /** A tool call without a session to own it cannot be served: a clear error rather than a TypeError. */
 function checkedToolContext(ctx: V1ToolContext | undefined): V1ToolContext {
-  if (typeof ctx?.sessionID !== 'string' || ctx.sessionID.length === 0 || typeof ctx.ask !== 'function') {
-    throw new PtyError(
-      'invalid_input',
-      'the host called this tool without a session id and a permission prompt (ctx.sessionID, ctx.ask); nothing was done.',
-    );
+  if (!hasSessionID(ctx?.sessionID) || typeof ctx?.ask !== 'function') {
+    throw withoutSession('a session id and a permission prompt (ctx.sessionID, ctx.ask)');
   }
   return ctx;
 }

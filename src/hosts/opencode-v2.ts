@@ -6,7 +6,14 @@ import { PtyError } from '../errors.js';
 import { strictSchema } from '../tools/parse-input.js';
 import { fromAsyncIterable } from '../streams/host-event-stream.js';
 import { deletedSessionID, SessionDeletedEvent } from './host-events.js';
-import { callContext, hostTools, permissionMetadata, type HostTool } from './host-tools.js';
+import {
+  callContext,
+  hasSessionID,
+  hostTools,
+  permissionMetadata,
+  type HostTool,
+  withoutSession,
+} from './host-tools.js';
 
 // Structural types for the parts of OpenCode V2's `Plugin.define` API we use (anomalyco/opencode,
 // packages/plugin/src/promise/* and packages/schema/src/*); nothing is imported from the host's packages,
@@ -230,6 +237,8 @@ async function assertPermission(ctx: V2Context, tctx: V2ToolContext, request: Pe
 }
 
 function v2CallContext(ctx: V2Context, tctx: V2ToolContext): CallContext {
+  // As in V1: sessionID "" was served, and its PTYs could be ended by no session's deletion.
+  if (!hasSessionID(tctx?.sessionID)) throw withoutSession('a session id (ctx.sessionID)');
   return callContext(tctx.sessionID, tctx.signal, (request) => assertPermission(ctx, tctx, request));
 }
 

@@ -299,6 +299,23 @@ describe.each(HOSTS)('tools through the %s host', (_name, factory) => {
     });
   });
 
+  // V2 served sessionID "": its PTYs would have been ended by no session's deletion.
+  it('refuses a call without a session id, asking nothing and starting nothing', async () => {
+    const nobody = new Session(ctx.host, '');
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['pty_spawn', { command: 'sleep', args: ['100'], description: 'orphan' }],
+      ['pty_list', {}],
+      ['pty_read', { id: 'pty_1a2b3c4d' }],
+    ];
+    for (const [tool, args] of calls) {
+      expect(fails(await nobody.call(tool, args))).toMatchObject({
+        code: 'invalid_input',
+        message: expect.stringMatching(/^the host called this tool without a session id .*; nothing was done\.$/),
+      });
+    }
+    expect(ctx.host.permissionLog).toHaveLength(0);
+  });
+
   it('keeps PTYs owner-scoped: another session can neither list, read, write nor kill them', async () => {
     const owner = new Session(ctx.host, 'ses_owner');
     const other = new Session(ctx.host, 'ses_other');
