@@ -30,7 +30,8 @@ const visibleText = (text: string): string => formatBytesVisibly(Buffer.from(tex
 export function externalDirectoryRequest(realPath: string, commandLine: string): PermissionRequest {
   return {
     permission: 'external_directory',
-    patterns: [`${realPath}/*`],
+    // Everything under the directory: `//*` for the root would match no rule written for `/*`.
+    patterns: [realPath === '/' ? '/*' : `${realPath}/*`],
     title: `Run a PTY in ${realPath}, outside the project`,
     metadata: { directory: realPath, command: commandLine },
   };

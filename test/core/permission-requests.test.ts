@@ -41,6 +41,10 @@ describe('permission requests', () => {
     );
   });
 
+  it('the root as a workdir: everything under it is /*, not //*', () => {
+    expect(externalDirectoryRequest('/', 'pwd').patterns).toEqual(['/*']);
+  });
+
   it('a workdir outside the project: everything under it', () => {
     expect(externalDirectoryRequest('/elsewhere', 'pwd')).toEqual({
       permission: 'external_directory',
