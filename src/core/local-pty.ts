@@ -193,6 +193,8 @@ export class LocalPty {
         // A resize types nothing: ownership and a running PTY are enough, no prompt. A wait hears the redraw it causes.
         const cursor = session.cursors.handOut(session.buffer, session.buffer.completedLines + 1);
         const { waited } = await actThenWait(session, wait, stop, async () => {
+          // A call cancelled before it acts changes nothing.
+          stop.throwIfAborted();
           if (request.resize !== undefined) await session.resize(request.resize);
         });
         const base = { id: input.id, bytesWritten: 0, size: session.size };

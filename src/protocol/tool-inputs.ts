@@ -48,12 +48,14 @@ export const SpawnArgs = {
   title: z
     .string()
     .max(MAX_TITLE_CHARS, `at most ${MAX_TITLE_CHARS} characters`)
+    .superRefine(refuseLoneSurrogate)
     .optional()
     .describe('A short title for pty_list.'),
   description: z
     .string()
     .min(1, 'must say what the PTY is for')
     .max(MAX_DESCRIPTION_CHARS, `at most ${MAX_DESCRIPTION_CHARS} characters`)
+    .superRefine(refuseLoneSurrogate)
     .describe('What this PTY is for, in a few words (shown to the user and in the exit notification).'),
   timeoutSeconds: wholeNumber(MIN_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS)
     .optional()

@@ -170,6 +170,8 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
       await s.call('pty_write', { id, input: [{ text: 'a'.repeat(MAX_WRITE_BYTES) }, { key: 'Enter' }], resize }),
     );
     expect(tooLong.message).toMatch(/MAX_WRITE_BYTES/);
+    // A resize alone in a call the host has already cancelled.
+    fails(await s.call('pty_write', { id, resize }, { signal: AbortSignal.abort() }));
     await sleep(300);
     expect((await s.read(id, { screen: true })).screen.size).toEqual({ rows: 5, cols: 30 });
     expect((await s.read(id)).lines.map((l) => l.text)).toEqual(['ready']);

@@ -191,6 +191,20 @@ describe('patterns with a lone surrogate', () => {
       'U+DFFF at position 0',
     ],
     [
+      'pty_spawn description',
+      'pty_spawn',
+      { command: 'cat', description: 'a\ud800' },
+      'description',
+      'U+D800 at position 1',
+    ],
+    [
+      'pty_spawn title',
+      'pty_spawn',
+      { command: 'cat', description: 'x', title: '\udc00' },
+      'title',
+      'U+DC00 at position 0',
+    ],
+    [
       'pty_spawn watch[1].pattern',
       'pty_spawn',
       { command: 'cat', description: 'x', watch: [{ pattern: 'ok' }, { pattern: '\ud83d\ude00 \udfff' }] },
