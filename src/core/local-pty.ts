@@ -139,6 +139,7 @@ export class LocalPty {
             command: input.command,
             args,
             workdir: workdir.realPath,
+            workdirIdentity: workdir.identity,
             rows: input.rows ?? DEFAULT_ROWS,
             cols: input.cols ?? DEFAULT_COLS,
           },

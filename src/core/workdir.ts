@@ -2,11 +2,14 @@ import { realpathSync, statSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { PtyError } from '../errors.js';
+import { type DirectoryIdentity, identityOf } from '../engine/bound-directory.js';
 import { checkPathBounds } from '../engine/command-bounds.js';
 import { fixedEnvironment } from '../engine/environment.js';
 
 export interface ResolvedWorkdir {
   readonly realPath: string;
+  /** The directory it was when resolved, before the user was asked: the spawn binds only that one (bindDirectory). */
+  readonly identity: DirectoryIdentity;
   /** Outside the project directory: the user must allow `external_directory`. */
   readonly external: boolean;
 }
@@ -20,8 +23,9 @@ export async function resolveWorkdir(requested: string | undefined, projectDir: 
   // mount, and nothing may block the host before the user has approved it.
   if (requested === undefined) {
     const project = realpathSync.native(projectDir);
-    if (!statSync(project).isDirectory()) throw notDirectory(project);
-    return { realPath: project, external: false };
+    const stats = statSync(project, { bigint: true });
+    if (!stats.isDirectory()) throw notDirectory(project);
+    return { realPath: project, identity: identityOf(stats), external: false };
   }
   const project = await realpath(projectDir);
   const wanted = isAbsolute(requested) ? requested : resolve(project, requested);
@@ -34,9 +38,9 @@ export async function resolveWorkdir(requested: string | undefined, projectDir: 
       `workdir ${wanted} does not exist (${(err as NodeJS.ErrnoException).code}).${shellHint(requested)} Give an existing directory.`,
     );
   }
-  await directoryOnly(real);
+  const identity = await directoryOnly(real);
   const inside = real === project || real.startsWith(project.endsWith('/') ? project : `${project}/`);
-  return { realPath: real, external: !inside };
+  return { realPath: real, identity, external: !inside };
 }
 
 /**
@@ -53,9 +57,10 @@ function shellHint(requested: string): string {
   return '';
 }
 
-async function directoryOnly(real: string): Promise<string> {
-  if (!(await stat(real)).isDirectory()) throw notDirectory(real);
-  return real;
+async function directoryOnly(real: string): Promise<DirectoryIdentity> {
+  const stats = await stat(real, { bigint: true });
+  if (!stats.isDirectory()) throw notDirectory(real);
+  return identityOf(stats);
 }
 
 const notDirectory = (real: string) => new PtyError('invalid_input', `workdir ${real} is not a directory.`);

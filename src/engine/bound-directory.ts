@@ -1,6 +1,24 @@
-import { closeSync, constants, openSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readlinkSync } from 'node:fs';
 import { PtyError } from '../errors.js';
 import { O_CLOEXEC } from './linux-abi.js';
+
+/**
+ * Which directory a path named when it was approved: a directory removed and made again at the same path is another.
+ * Its birth time too: ext4 hands the freed inode number straight to the new directory (measured here, same dev and
+ * inode); where a filesystem keeps no birth time it reads 0 on both sides, and the inode alone decides.
+ */
+export interface DirectoryIdentity {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly birthtimeNs: bigint;
+}
+
+/** The identity of a directory from its stat (taken with `bigint: true`). */
+export const identityOf = (stats: DirectoryIdentity): DirectoryIdentity => ({
+  dev: stats.dev,
+  ino: stats.ino,
+  birthtimeNs: stats.birthtimeNs,
+});
 
 /** A directory held open by descriptor so that the path approved is the directory the command runs in. */
 export interface BoundDirectory {
@@ -17,7 +35,7 @@ export interface BoundDirectory {
  * the descriptor really is that directory. A symlink swapped in after approval is refused, not followed:
  * O_NOFOLLOW fails on it with ENOTDIR (with O_DIRECTORY), and a swapped parent shows in the readlink.
  */
-export function bindDirectory(approvedRealPath: string): BoundDirectory {
+export function bindDirectory(approvedRealPath: string, approved?: DirectoryIdentity): BoundDirectory {
   let fd: number;
   try {
     // Close-on-exec, which Bun does not add by itself: the spawn's chdir through it happens before the exec, and
@@ -59,6 +77,16 @@ export function bindDirectory(approvedRealPath: string): BoundDirectory {
       'invalid_input',
       `workdir ${approvedRealPath} now resolves to ${actual}, not the directory that was approved. Nothing was started.`,
     );
+  }
+  if (approved !== undefined) {
+    const held = fstatSync(fd, { bigint: true });
+    if (held.dev !== approved.dev || held.ino !== approved.ino || held.birthtimeNs !== approved.birthtimeNs) {
+      bound.close();
+      throw new PtyError(
+        'invalid_input',
+        `workdir ${approvedRealPath} is another directory than the one that was approved (it was removed and made again while the prompt was open). Nothing was started.`,
+      );
+    }
   }
   return bound;
 }

@@ -13,7 +13,7 @@ import {
 } from 'rxjs';
 import { match } from 'ts-pattern';
 import { LINGER_FULL_SCAN_MS, LINGER_POLL_MS, MAX_SCRIPT_STDERR_CHARS } from '../limits.js';
-import { bindDirectory, type BoundDirectory } from '../engine/bound-directory.js';
+import { bindDirectory, type BoundDirectory, type DirectoryIdentity } from '../engine/bound-directory.js';
 import { readStat, terminalOf } from '../engine/procfs.js';
 import { scriptExitCode, unreapedLeaderStatus } from '../engine/script-missed-death.js';
 import type { Reaper } from '../engine/reaper.js';
@@ -45,6 +45,8 @@ export interface PtySpec {
   readonly args: readonly string[];
   /** Real path, already approved: it is bound by descriptor at subscribe time. */
   readonly workdir: string;
+  /** The directory the path named when it was approved; bound only if it still is that directory. */
+  readonly workdirIdentity?: DirectoryIdentity;
   readonly rows: number;
   readonly cols: number;
 }
@@ -99,7 +101,7 @@ export interface PtyProcessDeps {
  */
 export function ptyProcess$(spec: PtySpec, deps: PtyProcessDeps): Observable<PtyEvent> {
   const start$ = usingDescriptor(
-    () => (deps.bind ?? bindDirectory)(spec.workdir),
+    () => (deps.bind ?? bindDirectory)(spec.workdir, spec.workdirIdentity),
     (bound, closeBound) => scriptProcess$(spec, bound, closeBound, deps),
   );
   // The workdir is bound in the start's own turn: a start that waits holds no descriptor.

@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { PtyError } from '../../src/errors.js';
@@ -26,6 +35,12 @@ beforeAll(() => {
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
+/** What resolveWorkdir gives for a directory: its real path, the directory it is now, and where it lies. */
+function resolved(realPath: string, external: boolean) {
+  const stats = statSync(realPath, { bigint: true });
+  return { realPath, identity: { dev: stats.dev, ino: stats.ino, birthtimeNs: stats.birthtimeNs }, external };
+}
+
 async function refusal(promise: Promise<unknown>): Promise<PtyError> {
   const err = await promise.then(
     () => undefined,
@@ -37,26 +52,20 @@ async function refusal(promise: Promise<unknown>): Promise<PtyError> {
 
 describe('resolveWorkdir', () => {
   it('gives the project itself, as its real path, when no workdir is asked for', async () => {
-    expect(await resolveWorkdir(undefined, project)).toEqual({ realPath: project, external: false });
-    expect(await resolveWorkdir(undefined, link)).toEqual({ realPath: project, external: false });
+    expect(await resolveWorkdir(undefined, project)).toEqual(resolved(project, false));
+    expect(await resolveWorkdir(undefined, link)).toEqual(resolved(project, false));
   });
 
   it('resolves a relative workdir against the project: inside stays inside, .. out of it is external', async () => {
-    expect(await resolveWorkdir('sub', link)).toEqual({ realPath: join(project, 'sub'), external: false });
+    expect(await resolveWorkdir('sub', link)).toEqual(resolved(join(project, 'sub'), false));
     // `..` is taken from the project's real path, not from the link it was given as.
-    expect(await resolveWorkdir('../sibling', link)).toEqual({
-      realPath: join(base, 'real', 'sibling'),
-      external: true,
-    });
+    expect(await resolveWorkdir('../sibling', link)).toEqual(resolved(join(base, 'real', 'sibling'), true));
   });
 
   it('judges an absolute workdir by where it really is', async () => {
-    expect(await resolveWorkdir(outside, project)).toEqual({ realPath: outside, external: true });
-    expect(await resolveWorkdir(join(project, 'away'), project)).toEqual({ realPath: outside, external: true });
-    expect(await resolveWorkdir(join(link, 'sub'), project)).toEqual({
-      realPath: join(project, 'sub'),
-      external: false,
-    });
+    expect(await resolveWorkdir(outside, project)).toEqual(resolved(outside, true));
+    expect(await resolveWorkdir(join(project, 'away'), project)).toEqual(resolved(outside, true));
+    expect(await resolveWorkdir(join(link, 'sub'), project)).toEqual(resolved(join(project, 'sub'), false));
   });
 
   it('refuses a workdir that does not exist, naming it as resolved', async () => {
@@ -131,6 +140,6 @@ describe('a workdir written for a shell', () => {
 
   it('takes a directory that is named ~ (it exists)', async () => {
     mkdirSync(join(project, '~'));
-    expect(await resolveWorkdir('~', project)).toEqual({ realPath: join(project, '~'), external: false });
+    expect(await resolveWorkdir('~', project)).toEqual(resolved(join(project, '~'), false));
   });
 });

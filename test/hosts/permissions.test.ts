@@ -1,3 +1,4 @@
+import { mkdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SpawnResult } from '../../src/protocol/tool-results.js';
 import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
@@ -147,5 +148,20 @@ describe.each(HOSTS)('permissions through the %s host', (_name, factory) => {
     ctx.host.permissions.release('allow');
     const spawned = ok(await spawning, SpawnResult);
     expect(spawned.status).toBe('running');
+  });
+
+  it('starts nothing in a workdir removed and made again at the same path while its prompt was open', async () => {
+    const s = new Session(ctx.host, 'ses_remade');
+    const dir = join(ctx.host.projectDir, 'remade');
+    mkdirSync(dir);
+    ctx.host.permissions.decide = () => 'hang';
+    const spawning = s.call('pty_spawn', { command: 'pwd', workdir: 'remade', description: 'where' });
+    await waitFor(() => ctx.host.permissions.pending.length === 1, 'the prompt');
+    rmdirSync(dir);
+    mkdirSync(dir);
+    ctx.host.permissions.release('allow');
+    const refused = fails(await spawning);
+    expect(refused.message).toMatch(/is another directory than the one that was approved.*Nothing was started/);
+    expect(await s.list()).toEqual([]);
   });
 });
