@@ -1,18 +1,7 @@
-import { PtyError } from '../../src/errors.js';
 import { cursorLine } from '../../src/core/read-cursor.js';
 import { ReadArgs } from '../../src/protocol/tool-inputs.js';
 import { parseInput } from '../../src/tools/parse-input.js';
-
-/** The PtyError `run` throws (fails the test when it throws nothing or something else). */
-function caught(run: () => unknown): PtyError {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(PtyError);
-    return err as PtyError;
-  }
-  throw new Error('expected a PtyError, nothing was thrown');
-}
+import { caught } from '../support/caught.js';
 
 describe('cursorLine', () => {
   const output = { completedLines: 4 };

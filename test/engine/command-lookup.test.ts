@@ -2,18 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkCommandRuns } from '../../src/engine/command-lookup.js';
-import { PtyError } from '../../src/errors.js';
-
-/** The PtyError `run` throws (fails the test when it throws nothing or something else). */
-function caught(run: () => unknown): PtyError {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(PtyError);
-    return err as PtyError;
-  }
-  throw new Error('expected a PtyError, nothing was thrown');
-}
+import { caught } from '../support/caught.js';
 
 const PATH = '/usr/local/bin:/usr/bin:/bin';
 let workdir: string;

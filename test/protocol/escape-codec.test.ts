@@ -1,20 +1,9 @@
 import fc from 'fast-check';
-import { PtyError } from '../../src/errors.js';
 import { MAX_WRITE_BYTES } from '../../src/limits.js';
 import { decodeEscapes, formatBytesVisibly } from '../../src/protocol/escape-codec.js';
+import { caught } from '../support/caught.js';
 
 const bytes = (...values: number[]) => Buffer.from(values);
-
-/** The PtyError `run` throws (fails the test when it throws nothing or something else). */
-function caught(run: () => unknown): PtyError {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(PtyError);
-    return err as PtyError;
-  }
-  throw new Error('expected a PtyError, nothing was thrown');
-}
 
 describe('decodeEscapes', () => {
   describe('examples', () => {

@@ -1,19 +1,8 @@
 import { z } from 'zod';
-import { PtyError } from '../../src/errors.js';
 import { MAX_KEY_REPEAT, MAX_READ_LIMIT, MAX_READ_OFFSET } from '../../src/limits.js';
 import { PTY_TOOLS } from '../../src/tools/definitions.js';
 import { parseInput, strictSchema } from '../../src/tools/parse-input.js';
-
-/** The PtyError `run` throws (fails the test when it throws nothing or something else). */
-function caught(run: () => unknown): PtyError {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(PtyError);
-    return err as PtyError;
-  }
-  throw new Error('expected a PtyError, nothing was thrown');
-}
+import { caught } from '../support/caught.js';
 
 /** What the V2 host shows: it validates with the tool's schema itself, and prefixes each message with its path. */
 function v2Messages(shape: z.ZodRawShape, input: unknown): string[] {
