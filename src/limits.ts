@@ -296,6 +296,11 @@ export const MAX_KEY_REPEAT = 100;
  * key on its own, as typed: at most MAX_INPUT_ITEMS × MAX_KEY_REPEAT presses, so a call types for a bounded time.
  */
 export const KEY_PRESS_GAP_MS = 15;
+/**
+ * Writes one `input` list may make (its key presses, and the text between them): 128 take about 2 s to type, time the
+ * call's wait counts too. More are refused with this limit named; 256 items of 100 presses each took 6.4 minutes.
+ */
+export const MAX_KEY_PRESSES = 128;
 /** Raw characters fed to an emulator per write call; each write's callback is awaited (xterm.js flow control). */
 export const SCREEN_FEED_CHUNK_CHARS = 65_536;
 /** A backlog of plain output at least this long is entered where what precedes it has scrolled off (see skip-ahead.ts). */

@@ -49,7 +49,13 @@ export interface TypedBytes {
   readonly keys: string | undefined;
 }
 
-/** Writes the presses in order, KEY_PRESS_GAP_MS apart, as a person's keys arrive; an abort stops the rest. */
+/**
+ * Writes the presses in order, KEY_PRESS_GAP_MS apart, as a person's keys arrive. Once some have gone, the rest are
+ * not typed when the program can take no more (it ended, was killed, its owner deleted) or the call is aborted: the
+ * answer then says how far it got (bytesWritten) and, with a wait, why it ended. An error there read as though
+ * nothing had been typed, while the keys that went had been acted on (a confirmation answered, then the program
+ * exited).
+ */
 export async function typePresses(
   session: PtySession,
   presses: readonly Buffer[],
@@ -57,8 +63,16 @@ export async function typePresses(
 ): Promise<number> {
   let written = 0;
   for (const [index, press] of presses.entries()) {
-    if (index > 0) await delay(KEY_PRESS_GAP_MS, undefined, { signal });
-    written += await session.write(press);
+    if (index > 0) {
+      try {
+        await delay(KEY_PRESS_GAP_MS, undefined, { signal });
+        written += await session.write(press);
+      } catch {
+        return written;
+      }
+    } else {
+      written += await session.write(press);
+    }
   }
   return written;
 }

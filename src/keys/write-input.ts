@@ -1,5 +1,5 @@
 import { PtyError } from '../errors.js';
-import { MAX_INPUT_ITEMS, MAX_KEY_REPEAT, MAX_WRITE_BYTES } from '../limits.js';
+import { KEY_PRESS_GAP_MS, MAX_INPUT_ITEMS, MAX_KEY_PRESSES, MAX_KEY_REPEAT, MAX_WRITE_BYTES } from '../limits.js';
 import { formatBytesVisibly } from '../protocol/escape-codec.js';
 import { dependsOnModes, encodeKey, parseKey, type KeyModes } from './encode-key.js';
 
@@ -82,5 +82,9 @@ export function encodeInput(items: readonly InputItem[], modes: KeyModes): Encod
       );
   }
   if (text.length > 0) presses.push(Buffer.concat(text));
+  if (presses.length > MAX_KEY_PRESSES)
+    throw invalid(
+      `input types ${presses.length} key presses (each key, each repeat, and the text between keys, ${KEY_PRESS_GAP_MS} ms apart); at most ${MAX_KEY_PRESSES} (MAX_KEY_PRESSES) per call: split it into several pty_write calls.`,
+    );
   return { bytes: Buffer.concat(presses), presses, shown: shown.join(' ') };
 }

@@ -149,6 +149,23 @@ describe.each(HOSTS)('the screen through the %s host', (_name, factory) => {
     expect(screen.rows.join('\n')).not.toContain('-- INSERT --');
     await s.kill(repl.id);
     await s.kill(vim.id);
+    // A program that ends after the first key: the keys that went are reported, with how the program ended.
+    const asks = await s.spawn({
+      command: 'bash',
+      args: ['-c', 'read -n1 -p "Continue? [y/N] " k; echo; echo "got $k"'],
+      wait: { pattern: '\\[y/N\\] $' },
+    });
+    const answered = ok(
+      await s.call('pty_write', {
+        id: asks.id,
+        input: [{ text: 'y' }, { key: 'Enter' }, { key: 'Down', times: 20 }],
+        wait: { pattern: 'got y' },
+      }),
+      WriteWaited,
+    );
+    expect(['match', 'exit']).toContain(answered.reason);
+    expect(answered.lines.map((l) => l.text)).toContain('got y');
+    expect(answered.bytesWritten).toBeGreaterThanOrEqual(1);
   });
 
   it('a write refused by the user or by its input resizes nothing: no new size, no SIGWINCH', async () => {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { dependsOnModes, encodeKey, parseKey } from '../../src/keys/encode-key.js';
 import { SPECIAL_KEYS } from '../../src/keys/key-names.js';
 import { encodeInput, needsKeyModes } from '../../src/keys/write-input.js';
+import { MAX_KEY_PRESSES } from '../../src/limits.js';
 
 const normal = { applicationCursorKeys: false };
 const application = { applicationCursorKeys: true };
@@ -125,6 +126,25 @@ describe('pty_write input lists', () => {
     );
     expect(presses.map((p) => p.toString('latin1'))).toEqual(['process.ver', '\t', '\t', '\x1b', 'x']);
     expect(Buffer.concat(presses)).toEqual(bytes);
+    // Typing is bounded in time: at most MAX_KEY_PRESSES writes a call.
+    expect(() =>
+      encodeInput(
+        [
+          { key: 'Down', times: 100 },
+          { key: 'Up', times: MAX_KEY_PRESSES - 99 },
+        ],
+        normal,
+      ),
+    ).toThrow(/input types 129 key presses .* at most 128 \(MAX_KEY_PRESSES\) per call/);
+    expect(
+      encodeInput(
+        [
+          { key: 'Down', times: 100 },
+          { key: 'Up', times: 28 },
+        ],
+        normal,
+      ).presses,
+    ).toHaveLength(128);
   });
 
   it('types text exactly as given: a backslash is a backslash (code keeps its escapes), keys are for keys', () => {
