@@ -274,9 +274,9 @@ export const MAX_WAIT_OUTPUT_LINES = DEFAULT_READ_LIMIT;
 export const MAX_PARTIAL_MATCH_CHARS = 4_096;
 /**
  * Cursors handed out on an unfinished line (a prompt) whose text a PTY remembers, so that a wait from such a cursor
- * knows whether the line changed since (CursorMarks): the newest 8, each at most MAX_PARTIAL_MATCH_CHARS.
+ * knows whether the line changed since (CursorMarks): the newest 16, each at most MAX_PARTIAL_MATCH_CHARS.
  */
-export const MAX_CURSOR_MARKS = 8;
+export const MAX_CURSOR_MARKS = 16;
 /** How long the output must pause before a long unfinished line not yet tested whole is (see MAX_PARTIAL_MATCH_CHARS). */
 export const UNFINISHED_LINE_SETTLE_MS = 20;
 /** Watch rules one PTY may carry. */

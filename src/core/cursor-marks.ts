@@ -12,16 +12,34 @@ import { BoundedMap } from './bounded-map.js';
  * that line with a bare line feed (input is not echoed), which is no new output (see OutputScanner).
  */
 export class CursorMarks {
-  private readonly unfinished = new BoundedMap<number, string>(MAX_CURSOR_MARKS);
+  /** By mark number: the line and what it held when a cursor on it was handed out. */
+  private readonly marks = new BoundedMap<number, { readonly line: number; readonly partialTail: string }>(
+    MAX_CURSOR_MARKS,
+  );
+  private lastMark = 0;
 
-  /** The cursor `L<line>`, remembering the unfinished line's text when `line` is the unfinished line. */
+  /**
+   * The cursor for line `line`: `L<line>`, and `.<mark>` when it is the unfinished line and holds something, which
+   * is remembered under that mark. A mark per cursor, not per line: a later read handing out the same line with more
+   * on it must not change what an earlier cursor stands for (a spawn's `L1` before its prompt came, a read's `L1.1`
+   * after).
+   */
   handOut(lines: CursorLines, line: number): string {
-    if (line === lines.completedLines + 1) this.unfinished.set(line, lines.partialTail(MAX_PARTIAL_MATCH_CHARS));
-    return `L${line}`;
+    if (line !== lines.completedLines + 1) return `L${line}`;
+    const partialTail = lines.partialTail(MAX_PARTIAL_MATCH_CHARS);
+    if (partialTail === '') return `L${line}`;
+    this.lastMark++;
+    this.marks.set(this.lastMark, { line, partialTail });
+    return `L${line}.${this.lastMark}`;
   }
 
-  /** Where a wait from the cursor at line `line` begins. A cursor not handed out here (or forgotten) counts all of the line. */
-  markAt(line: number): OutputMark {
-    return { line, partialTail: this.unfinished.get(line) ?? '' };
+  /**
+   * Where a wait from `cursor` (checked by cursorLine) begins. A cursor with no mark, or one whose mark was forgotten
+   * (the newest MAX_CURSOR_MARKS are kept), counts all of its line.
+   */
+  markAt(cursor: string, line: number): OutputMark {
+    const dot = cursor.indexOf('.');
+    const mark = dot < 0 ? undefined : this.marks.get(Number(cursor.slice(dot + 1)));
+    return { line, partialTail: mark?.line === line ? mark.partialTail : '' };
   }
 }

@@ -59,7 +59,8 @@ export async function readAfter(
   }
   // From a cursor, the wait counts what came since it (a server's "listening" line printed before this call), as a
   // wait begun when the cursor was handed out would have; without one, what comes during the call.
-  const mark = from === undefined ? {} : { mark: session.cursors.markAt(from) };
+  const mark =
+    from === undefined || input.cursor === undefined ? {} : { mark: session.cursors.markAt(input.cursor, from) };
   const waited = await run(
     (ours) =>
       startWait(session, wait, signal === undefined ? ours : AbortSignal.any([ours, signal]), {
@@ -70,5 +71,9 @@ export async function readAfter(
   // screen: false holds for a wait too: lines only, not the screen a full-screen program shows when it ends.
   const { screen, screenNote, ...report } = waited;
   const shown = input.screen === false || screen === undefined ? report : { ...report, screen, screenNote };
-  return { ...base(), ...shown, ...(from === undefined ? {} : linesAfter(buffer, from, limit, session.cursors)) };
+  if (from === undefined) return { ...base(), ...shown };
+  // The lines after the cursor replace the wait's own: what the wait said of its lines (how many it left out, where
+  // they are, how many a flood dropped) would describe lines that are not in the result.
+  const { omittedLines: _omitted, outputCursor: _output, droppedLines: _dropped, ...afterCursor } = shown;
+  return { ...base(), ...afterCursor, ...linesAfter(buffer, from, limit, session.cursors) };
 }

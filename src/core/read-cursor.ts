@@ -25,7 +25,8 @@ export function cursorLine(cursor: string, output: { readonly completedLines: nu
       'invalid_input',
       `cursor: "${cursor}" is not a cursor; pass the cursor of an earlier pty_read, pty_write or pty_spawn result (like "L42").`,
     );
-  const line = Number(cursor.slice(1));
+  const dot = cursor.indexOf('.');
+  const line = Number(cursor.slice(1, dot < 0 ? undefined : dot));
   const next = output.completedLines + 1;
   if (!Number.isSafeInteger(line) || line > next) {
     throw new PtyError(

@@ -12,7 +12,12 @@ import {
   timer,
 } from 'rxjs';
 import { PtyError } from '../errors.js';
-import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_OUTPUT_LINES, TERMINATE_TIMEOUT_MS } from '../limits.js';
+import {
+  DEFAULT_WAIT_TIMEOUT_MS,
+  MAX_PARTIAL_MATCH_CHARS,
+  MAX_WAIT_OUTPUT_LINES,
+  TERMINATE_TIMEOUT_MS,
+} from '../limits.js';
 import { waitFor, type WaitOutcome } from '../operators/wait-for.js';
 import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pattern.js';
 import { markOf, OutputScanner, type OutputMark, type OutputMatch } from '../patterns/output-scanner.js';
@@ -80,6 +85,7 @@ export function startWait(
       .pipe(
         waitFor<OutputMatch>({
           ...(scanner ? { scanner } : {}),
+          outputBefore: options.mark !== undefined && outputSince(buffer, mark),
           ...(spec.quietMs === undefined ? {} : { quietMs: spec.quietMs }),
           timeoutMs: spec.timeoutMs,
           abort$:
@@ -105,6 +111,11 @@ export function startWait(
     return screen === undefined ? report : { ...report, screen, screenNote: ALTERNATE_NOTE };
   });
   return { done, cancel: () => subscription?.unsubscribe() };
+}
+
+/** Whether output came after `mark`: a line finished since, or the unfinished line changed. */
+function outputSince(buffer: PtySession['buffer'], mark: OutputMark): boolean {
+  return buffer.completedLines >= mark.line || buffer.partialTail(MAX_PARTIAL_MATCH_CHARS) !== mark.partialTail;
 }
 
 /** Settles once the PTY's program has ended (its status final), or after `boundMs`, whichever comes first. */

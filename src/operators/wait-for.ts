@@ -41,6 +41,11 @@ export interface WaitForOptions<M> {
   readonly scanner?: Scanner<M>;
   /** End once no chunk has arrived for this long, counted from the latest chunk (so never before the first one). */
   readonly quietMs?: number;
+  /**
+   * Output the wait counts came before it began (a wait from a cursor): the quiet clock runs from the start, as if
+   * that output were its first chunk.
+   */
+  readonly outputBefore?: boolean;
   readonly timeoutMs: number;
   /** Emits when the caller gives up (the tool call's abort signal). */
   readonly abort$?: Observable<unknown>;
@@ -60,12 +65,12 @@ export interface WaitForOptions<M> {
  * session.activity$.pipe(waitFor({ scanner, quietMs: 500, timeoutMs: 30_000, abort$: fromEvent(signal, 'abort') }))
  */
 export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActivity, WaitOutcome<M>> {
-  const { scanner, quietMs, timeoutMs, abort$ = NEVER, scheduler } = options;
+  const { scanner, quietMs, timeoutMs, abort$ = NEVER, scheduler, outputBefore = false } = options;
   return (activity$) => {
     // One subscription does the matching and the quiet clock: every chunk passes through it (see ActivityOutcomes).
     const fromActivity$ = activity$.pipe(
       throughSubscriber<PtyActivity, WaitOutcome<M>>(
-        (destination) => new ActivityOutcomes(destination, scanner, quietMs, scheduler),
+        (destination) => new ActivityOutcomes(destination, scanner, quietMs, scheduler, outputBefore),
       ),
     );
     const timeout$ = timer(timeoutMs, scheduler).pipe(map(() => ({ reason: 'timeout' }) as const));
@@ -91,9 +96,11 @@ class ActivityOutcomes<M> extends ChunkSubscriber<PtyActivity, WaitOutcome<M>> {
     private readonly scanner: Scanner<M> | undefined,
     quietMs: number | undefined,
     private readonly scheduler: SchedulerLike | undefined,
+    outputBefore: boolean,
   ) {
     super(destination);
     this.clock = quietMs === undefined ? undefined : new QuietClock(quietMs, this.quiet.bind(this), scheduler);
+    if (outputBefore) this.clock?.note();
   }
 
   protected onValue(event: PtyActivity): void {

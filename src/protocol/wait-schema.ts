@@ -77,10 +77,11 @@ export const WatchArg = z
   );
 
 /**
- * A read cursor: `L<n>`, where n is the absolute number of the first line the reader has not seen finished. A
- * string rather than a bare number so that it is not mistaken for pty_read's `offset` (an index into the retained lines).
+ * A read cursor: `L<n>`, where n is the absolute number of the first line the reader has not seen finished, and
+ * `.<m>` after it when that line was unfinished and not empty: m names what it held then (CursorMarks). A string
+ * rather than a bare number so that it is not mistaken for pty_read's `offset` (an index into the retained lines).
  */
-export const CURSOR_PATTERN = /^L[1-9][0-9]{0,15}$/;
+export const CURSOR_PATTERN = /^L[1-9][0-9]{0,15}(\.[1-9][0-9]{0,15})?$/;
 
 const notACursor = (issue: { readonly input?: unknown }) =>
   `must be a cursor from an earlier result, like "L42" (L and a line number from 1), got ${givenValue(issue.input)}`;

@@ -4,24 +4,37 @@ import { MAX_CURSOR_MARKS } from '../../src/limits.js';
 const at = (completedLines: number, partial: string) => ({ completedLines, partialTail: () => partial });
 
 describe('CursorMarks', () => {
-  it('remembers the unfinished line as it stood when a cursor was handed out on it', () => {
+  it('marks a cursor handed out on an unfinished line that holds something, and remembers what it held', () => {
     const cursors = new CursorMarks();
-    expect(cursors.handOut(at(4, 'bash$ '), 5)).toBe('L5');
-    expect(cursors.markAt(5)).toEqual({ line: 5, partialTail: 'bash$ ' });
+    expect(cursors.handOut(at(4, 'bash$ '), 5)).toBe('L5.1');
+    expect(cursors.markAt('L5.1', 5)).toEqual({ line: 5, partialTail: 'bash$ ' });
   });
 
-  it('remembers nothing for a cursor on a finished line, or one it never handed out: all of that line counts', () => {
+  it('gives a plain L<n> for a finished line or an empty unfinished one: all of that line counts', () => {
     const cursors = new CursorMarks();
     expect(cursors.handOut(at(9, 'x'), 3)).toBe('L3');
-    expect(cursors.markAt(3)).toEqual({ line: 3, partialTail: '' });
-    expect(cursors.markAt(7)).toEqual({ line: 7, partialTail: '' });
+    expect(cursors.handOut(at(6, ''), 7)).toBe('L7');
+    expect(cursors.markAt('L3', 3)).toEqual({ line: 3, partialTail: '' });
+    expect(cursors.markAt('L7', 7)).toEqual({ line: 7, partialTail: '' });
   });
 
-  it('keeps the newest MAX_CURSOR_MARKS lines only', () => {
+  it('keeps what each cursor stood for: a later cursor on the same line does not change an earlier one', () => {
     const cursors = new CursorMarks();
-    for (let line = 1; line <= MAX_CURSOR_MARKS + 1; line++) cursors.handOut(at(line - 1, `p${line}`), line);
-    expect(cursors.markAt(1).partialTail).toBe('');
-    expect(cursors.markAt(2).partialTail).toBe('p2');
-    expect(cursors.markAt(MAX_CURSOR_MARKS + 1).partialTail).toBe(`p${MAX_CURSOR_MARKS + 1}`);
+    const spawned = cursors.handOut(at(0, ''), 1);
+    const prompt = cursors.handOut(at(0, '>>> '), 1);
+    const grown = cursors.handOut(at(0, '>>> 1+'), 1);
+    expect([spawned, prompt, grown]).toEqual(['L1', 'L1.1', 'L1.2']);
+    expect(cursors.markAt(spawned, 1).partialTail).toBe('');
+    expect(cursors.markAt(prompt, 1).partialTail).toBe('>>> ');
+    expect(cursors.markAt(grown, 1).partialTail).toBe('>>> 1+');
+  });
+
+  it('keeps the newest MAX_CURSOR_MARKS marks; a forgotten one counts all of its line', () => {
+    const cursors = new CursorMarks();
+    const handed = Array.from({ length: MAX_CURSOR_MARKS + 1 }, (_, k) => cursors.handOut(at(k, `p${k}`), k + 1));
+    expect(cursors.markAt(handed[0] as string, 1).partialTail).toBe('');
+    expect(cursors.markAt(handed[1] as string, 2).partialTail).toBe('p1');
+    // A mark given with another line than its own is not taken for it.
+    expect(cursors.markAt(handed[1] as string, 3).partialTail).toBe('');
   });
 });

@@ -196,7 +196,8 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
       { line: 3, text: 'three' },
       { line: 4, text: 'part', unfinished: true },
     ]);
-    expect(after).toMatchObject({ cursor: 'L4', hasMore: false });
+    // On the unfinished line, which holds something: marked with what it held (L4.<mark>).
+    expect(after).toMatchObject({ cursor: expect.stringMatching(/^L4\.\d+$/), hasMore: false });
     // The unfinished line comes again, grown, after the new cursor.
     await s.write(id, 'ial\\n');
     await s.untilOutput(id, 'partial');
@@ -232,6 +233,24 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
     );
     expect(ready).toMatchObject({ reason: 'match', match: { line: 1, text: 'Serving on port 8000' } });
     expect(ready.waitedMs).toBeLessThan(1_000);
+    // A read in between hands out its own cursor on the same line; the spawn's still means "from the start".
+    const repl = await s.spawn({ command: 'python3', args: ['-q'] });
+    await s.untilOutput(repl.id, '>>> ');
+    expect((await s.read(repl.id)).cursor).toMatch(/^L1\.\d+$/);
+    const prompt = ok(
+      await s.call('pty_read', { id: repl.id, cursor: repl.cursor, wait: { pattern: '>>> $', timeoutMs: 5_000 } }),
+      WaitedRead,
+    );
+    expect(prompt.reason).toBe('match');
+    // A quiet wait from a cursor counts the output since it as come: quiet from the start, not a timeout.
+    const built = await s.write(repl.id, 'print("built")\\n');
+    await s.untilOutput(repl.id, /built\n>>> $/);
+    const quiet = ok(
+      await s.call('pty_read', { id: repl.id, cursor: built.cursor, wait: { quietMs: 300, timeoutMs: 5_000 } }),
+      WaitedRead,
+    );
+    expect(quiet.reason).toBe('quiet');
+    expect(texts(quiet.lines)).toContain('>>> built');
     // Without the cursor only what comes during the call counts, as documented.
     const during = ok(
       await s.call('pty_read', { id: server.id, wait: { pattern: 'Serving', timeoutMs: 300 } }),
@@ -247,7 +266,9 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
       wait: { pattern: '[$#] $' },
     });
     const typed = await s.write(shell.id, 'sleep 0.3; echo DONE\\n');
-    expect(typed.cursor).toBe(shell.cursor);
+    // On the prompt's line, marked with the prompt: a cursor of its own, not the spawn's.
+    expect(typed.cursor).toMatch(new RegExp(`^L${shell.match?.line}\\.\\d+$`));
+    expect(typed.cursor).not.toBe(shell.cursor);
     const answered = ok(
       await s.call('pty_read', { id: shell.id, cursor: typed.cursor, wait: { pattern: '[$#] $' } }),
       WaitedRead,
@@ -273,6 +294,10 @@ describe.each(HOSTS)('waits through the %s host', (_name, factory) => {
       { line: read.firstLine + 1, text: String(read.firstLine + 1) },
     ]);
     expect(read).toMatchObject({ hasMore: true, cursor: `L${read.firstLine + 2}` });
+    // With a wait too: the lines after the cursor are the result, and nothing the wait said of its own lines is left.
+    const waited = ok(await s.call('pty_read', { id, cursor: 'L1', limit: 2, wait: { timeoutMs: 5_000 } }), WaitedRead);
+    expect(waited.lines).toEqual(read.lines);
+    expect([waited.omittedLines, waited.outputCursor, waited.droppedLines]).toEqual([undefined, undefined, undefined]);
   });
 
   it('ends on time while a flood pours in, and the host keeps answering meanwhile', async () => {
