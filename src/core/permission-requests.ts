@@ -18,10 +18,21 @@ export function promptCommandLine(command: string, args: readonly string[]): str
     .map((quoted, i) => {
       const word = words[i] as string;
       const visible = formatBytesVisibly(Buffer.from(word, 'utf8'));
-      return visible === word.replaceAll('\\', '\\\\') ? quoted : `$'${visible.replaceAll("'", "\\'")}'`;
+      return visible === word.replaceAll('\\', '\\\\') ? quoted : `$'${bashEscapes(visible).replaceAll("'", "\\'")}'`;
     })
     .join(' ');
 }
+
+/** A character beyond U+FFFF is shown as its surrogate pair (`\uD834\uDD73`, as data's escapes read); bash's $'…' reads `\U0001D173`. */
+const bashEscapes = (visible: string): string =>
+  // Only an escape: a `\u` after an odd number of backslashes is an escaped backslash and the letter u.
+  visible.replace(
+    /(?<!\\)((?:\\\\)*)\\u(D[89AB][0-9A-F]{2})\\u(D[C-F][0-9A-F]{2})/g,
+    (_, backslashes: string, high: string, low: string) => {
+      const codePoint = (Number.parseInt(high, 16) - 0xd800) * 0x400 + (Number.parseInt(low, 16) - 0xdc00) + 0x10000;
+      return `${backslashes}\\U${codePoint.toString(16).toUpperCase().padStart(8, '0')}`;
+    },
+  );
 
 /** Text the model chose (a description, a program's name), every control and invisible character in it escaped. */
 const visibleText = (text: string): string => formatBytesVisibly(Buffer.from(text, 'utf8'));

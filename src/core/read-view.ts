@@ -1,5 +1,6 @@
 import type { BufferLine } from '../buffer/output-buffer.js';
 import { MAX_LINE_CHARS } from '../limits.js';
+import { isHighSurrogate } from '../text/surrogates.js';
 import type { OutputMatch } from '../patterns/output-scanner.js';
 import type { ReadLine, WaitMatch } from '../protocol/tool-results.js';
 
@@ -11,9 +12,14 @@ import type { ReadLine, WaitMatch } from '../protocol/tool-results.js';
 export function viewLine(lineNumber: number, text: string, headDropped = 0): ReadLine {
   const line: ReadLine =
     text.length > MAX_LINE_CHARS
-      ? { line: lineNumber, text: text.slice(0, MAX_LINE_CHARS), cutFrom: text.length }
+      ? { line: lineNumber, text: text.slice(0, cutBeforePair(text, MAX_LINE_CHARS)), cutFrom: text.length }
       : { line: lineNumber, text };
   return headDropped > 0 ? { ...line, headDropped } : line;
+}
+
+/** `at`, or one less where it would cut a surrogate pair in two (an emoji), which would leave half of it, invalid text. */
+function cutBeforePair(text: string, at: number): number {
+  return isHighSurrogate(text.charCodeAt(at - 1)) ? at - 1 : at;
 }
 
 /**

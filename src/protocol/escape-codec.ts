@@ -155,6 +155,15 @@ const VISIBLE_ESCAPES: Readonly<Record<number, string>> = { 0x0a: '\\n', 0x0d: '
  * decodes back to the same UTF-8 bytes.
  */
 const HIDDEN_CHARACTER = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Zs}]$/u;
+/**
+ * Characters of other classes that draw nothing either: fillers (Hangul, braille blank), the combining grapheme
+ * joiner, Khmer and Mongolian invisibles, the object replacement character and the supplementary variation selectors
+ * (enough of them hide any data after a visible letter).
+ */
+const BLANK_CHARACTER = /^[\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2800\u3164\uFFA0\uFFFC\u{E0100}-\u{E01EF}]$/u;
+/** A variation selector is a character's own presentation only after an emoji (❤️); after anything else it hides. */
+const VARIATION_SELECTOR = /^[\uFE00-\uFE0F]$/;
+const EMOJI = /^\p{Extended_Pictographic}$/u;
 /** A combining mark right after an escape would draw onto its last character (`\n` + U+0301 looks like `\ń`). */
 const COMBINING_MARK = /^\p{M}$/u;
 
@@ -167,10 +176,13 @@ const COMBINING_MARK = /^\p{M}$/u;
 export function formatBytesVisibly(buf: Buffer): string {
   let out = '';
   let afterEscape = true;
+  /** The last non-ASCII character shown (a variation selector is shown plainly only after an emoji). */
+  let previous = '';
   let i = 0;
   while (i < buf.length) {
     const byte = buf[i] as number;
     if (byte < 0x80) {
+      previous = '';
       const named = VISIBLE_ESCAPES[byte];
       if (named !== undefined) out += named;
       else if (byte < 0x20 || byte === 0x7f) out += `\\x${hex(byte, 2)}`;
@@ -187,9 +199,14 @@ export function formatBytesVisibly(buf: Buffer): string {
       continue;
     }
     const char = buf.toString('utf8', i, i + length);
-    const hidden = HIDDEN_CHARACTER.test(char) || (afterEscape && COMBINING_MARK.test(char));
+    const hidden =
+      HIDDEN_CHARACTER.test(char) ||
+      BLANK_CHARACTER.test(char) ||
+      (VARIATION_SELECTOR.test(char) && (afterEscape || !EMOJI.test(previous))) ||
+      (afterEscape && COMBINING_MARK.test(char));
     out += hidden ? unicodeEscape(char) : char;
     afterEscape = hidden;
+    previous = char;
     i += length;
   }
   return out;

@@ -27,10 +27,29 @@ describe('permission requests', () => {
       "git commit -m 'it'\\''s done' 'C:\\x'",
     );
     expect(spawnRequest('ls', '/p', 'list\u001b[2J').metadata['description']).toBe('list\\x1B[2J');
+    // Characters that draw nothing though no format class says so, and one beyond U+FFFF in bash's own form.
+    expect(promptCommandLine('echo', ['a\u3164b', 'x\ufe0fy', 'z\u{E0100}', 'q\u{1D173}'])).toBe(
+      "echo $'a\\u3164b' $'x\\uFE0Fy' $'z\\U000E0100' $'q\\U0001D173'",
+    );
+    // Readable text stays as it is: accents, CJK, an emoji with its presentation selector.
+    expect(promptCommandLine('echo', ['café', '日本', '❤\ufe0f'])).toBe("echo 'café' '日本' '❤\ufe0f'");
   });
 
   it("$'…' as shown is, read by bash, the word itself", () => {
-    const word = fc.stringMatching(/^[a-z '\\\r\n\t\x1b\x07\u202e\u200b\u00e9]{0,12}$/);
+    const word = fc
+      .array(
+        fc.constantFrom(
+          ..."ab '\\u\r\n\t\x1b\x07\u202e\u200b\u00e9\u3164\ufe0f".split(''),
+          '\u{1D173}',
+          '\u{E0041}',
+          '\u{E0100}',
+          '😀',
+          '❤\ufe0f',
+          '\\uD834',
+        ),
+        { maxLength: 8 },
+      )
+      .map((chars) => chars.join(''));
     fc.assert(
       fc.property(fc.array(word, { minLength: 1, maxLength: 3 }), (args) => {
         const line = promptCommandLine('printf', ['%s\\0', ...args]);

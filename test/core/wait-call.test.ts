@@ -142,6 +142,12 @@ describe("a wait's match is cut as its line is in lines", () => {
     },
   );
 
+  it('a cut never splits a surrogate pair: an emoji at the cut is left out whole, not halved', async () => {
+    const { match } = await matchOf(`${'x'.repeat(MAX_LINE_CHARS - 1)}${'😀'.repeat(10)}DONE\n`);
+    expect(match?.text).toBe('x'.repeat(MAX_LINE_CHARS - 1));
+    expect(match?.text.isWellFormed()).toBe(true);
+  });
+
   it('a long unfinished line: match.text is cut at MAX_LINE_CHARS, with cutFrom, as its entry in lines', async () => {
     const { match, lines } = await matchOf(`${'y'.repeat(LONG)}DONE`);
     expect(match?.text).toHaveLength(MAX_LINE_CHARS);
