@@ -76,7 +76,8 @@ async function measureShape(shape: Shape, bytes: number, reps: number, dir: stri
 
   /** One PTY through the core: spawned, the wait pending, read by screen, ended by the replay's exit, removed. */
   const coreRun = async (): Promise<number> => {
-    const { id } = (await call('pty_spawn', { command: 'flood', args: [], description: 'pipeline bench' })) as {
+    // A command that exists, as pty_spawn looks it up before it starts anything; the replay stands in for its process.
+    const { id } = (await call('pty_spawn', { command: 'true', args: [], description: 'pipeline bench' })) as {
       id: string;
     };
     const wait = call('pty_read', {
