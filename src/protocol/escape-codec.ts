@@ -160,7 +160,13 @@ const HIDDEN_CHARACTER = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Zs}]$/u;
  * joiner, Khmer and Mongolian invisibles, the object replacement character and the supplementary variation selectors
  * (enough of them hide any data after a visible letter).
  */
-const BLANK_CHARACTER = /^[\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2800\u3164\uFFA0\uFFFC\u{E0100}-\u{E01EF}]$/u;
+const BLANK_CODE_POINTS: ReadonlySet<number> = new Set([
+  0x034f, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x180b, 0x180c, 0x180d, 0x180e, 0x180f, 0x2800, 0x3164, 0xffa0, 0xfffc,
+]);
+const isBlankCharacter = (char: string): boolean => {
+  const codePoint = char.codePointAt(0) as number;
+  return BLANK_CODE_POINTS.has(codePoint) || (codePoint >= 0xe0100 && codePoint <= 0xe01ef);
+};
 /** A variation selector is a character's own presentation only after an emoji (❤️); after anything else it hides. */
 const VARIATION_SELECTOR = /^[\uFE00-\uFE0F]$/;
 const EMOJI = /^\p{Extended_Pictographic}$/u;
@@ -201,7 +207,7 @@ export function formatBytesVisibly(buf: Buffer): string {
     const char = buf.toString('utf8', i, i + length);
     const hidden =
       HIDDEN_CHARACTER.test(char) ||
-      BLANK_CHARACTER.test(char) ||
+      isBlankCharacter(char) ||
       (VARIATION_SELECTOR.test(char) && (afterEscape || !EMOJI.test(previous))) ||
       (afterEscape && COMBINING_MARK.test(char));
     out += hidden ? unicodeEscape(char) : char;
