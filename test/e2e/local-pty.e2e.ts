@@ -548,7 +548,7 @@ describeBuilt('local-pty in the real OpenCode (default permissions)', () => {
     // input is not echoed: the answer follows the prompts on their line; the new prompt is the unfinished line
     expect(readText(printed)).toEqual(['>>> >>> wait 42', '>>> ']);
     expect(printed.lines[1]).toMatchObject({ unfinished: true });
-    expect(printed.cursor).toMatch(/^L\d+$/);
+    expect(printed.cursor).toMatch(/^L\d+(\.\d+)?$/);
     expect(result(last, 'call_w_exit')).toMatchObject({ reason: 'exit', status: 'exited', exitCode: 0 });
     // not one pty_read: every answer came with the write that asked for it
     expect(last.toolResults.map((t) => t.tool_call_id)).toEqual([
