@@ -435,9 +435,9 @@ export class LineRenderer {
   private control(unit: number, sink: LineSink): void {
     switch (unit) {
       case LF: {
+        // Read before take, which starts the next line.
         const headDropped = this.line.headDropped;
-        if (headDropped > 0) sink.line(this.line.take(), headDropped);
-        else sink.line(this.line.take());
+        sink.line(this.line.take(), headDropped);
         return;
       }
       case CR:

@@ -1,9 +1,9 @@
 import { MAX_CURSOR_MARKS, MAX_PARTIAL_MATCH_CHARS } from '../limits.js';
 import type { OutputMark, ScannedLines } from '../patterns/output-scanner.js';
+import { BoundedMap } from './bounded-map.js';
 
 /** What a cursor is handed out on: where the finished lines end, and the unfinished line's text. */
 export type CursorLines = Pick<ScannedLines, 'completedLines' | 'partialTail'>;
-import { BoundedMap } from './bounded-map.js';
 
 /**
  * The cursors handed out for one PTY, with the unfinished line's text as it stood when a cursor pointed at that line

@@ -192,14 +192,14 @@ export class LocalPty {
       const stop = anySignal(signal, ctx.signal);
       if (request.typing === undefined) {
         // A resize types nothing: ownership and a running PTY are enough, no prompt. A wait hears the redraw it causes.
-        const cursor = session.cursors.handOut(session.buffer, session.buffer.completedLines + 1);
+        const cursor = wait === undefined ? cursorBefore(session) : undefined;
         const { waited } = await actThenWait(session, wait, stop, async () => {
           // A call cancelled before it acts changes nothing.
           stop.throwIfAborted();
           if (request.resize !== undefined) await session.resize(request.resize);
         });
         const base = { id: input.id, bytesWritten: 0, size: session.size };
-        return waited ? { ...base, ...waited } : { ...base, status: session.status, cursor };
+        return waited ? { ...base, ...waited } : { ...base, status: session.status, cursor: cursor as string };
       }
       const { bytes, presses, visible, keys } = await typedBytes(session, request.typing);
       // Refused input is refused before the user is asked to approve it and before a resize in the same call.
@@ -213,14 +213,13 @@ export class LocalPty {
       // Resized only once the typing is allowed: a refused or bad write changes nothing; the size still comes first.
       if (request.resize !== undefined) await session.resize(request.resize);
       const resized = request.resize === undefined ? {} : { size: session.size };
-      // Where the output stands before the bytes go: a read from this cursor with a wait hears their answer.
-      const cursor = session.cursors.handOut(session.buffer, session.buffer.completedLines + 1);
+      const cursor = wait === undefined ? cursorBefore(session) : undefined;
       // Write, then listen in the same run: the answer comes in a later turn, and the write need not wait for the setup.
       const { value: written, waited } = await actThenWait(session, wait, stop, () =>
         typePresses(session, presses, stop),
       );
       if (waited) return { id: input.id, bytesWritten: written, ...resized, ...waited };
-      return { id: input.id, bytesWritten: written, status: session.status, ...resized, cursor };
+      return { id: input.id, bytesWritten: written, status: session.status, ...resized, cursor: cursor as string };
     });
   }
 
@@ -386,6 +385,14 @@ export class LocalPty {
 /** One signal that aborts when either does (the tool call's own, or our owner/close abort). */
 function anySignal(ours: AbortSignal, theirs: AbortSignal | undefined): AbortSignal {
   return theirs === undefined ? ours : AbortSignal.any([ours, theirs]);
+}
+
+/**
+ * Where the output stands before a write without a wait acts: a read from this cursor with a wait hears the answer.
+ * Not made for a write that waits (its result carries its own): a mark made for nothing would push out one in use.
+ */
+function cursorBefore(session: PtySession): string {
+  return session.cursors.handOut(session.buffer, session.buffer.completedLines + 1);
 }
 
 /** How a PTY that takes no input ended, as a sentence says it. */

@@ -63,15 +63,12 @@ export async function typePresses(
 ): Promise<number> {
   let written = 0;
   for (const [index, press] of presses.entries()) {
-    if (index > 0) {
-      try {
-        await delay(KEY_PRESS_GAP_MS, undefined, { signal });
-        written += await session.write(press);
-      } catch {
-        return written;
-      }
-    } else {
+    try {
+      if (index > 0) await delay(KEY_PRESS_GAP_MS, undefined, { signal });
       written += await session.write(press);
+    } catch (err) {
+      if (index === 0) throw err;
+      return written;
     }
   }
   return written;

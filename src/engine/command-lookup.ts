@@ -11,32 +11,35 @@ import { SAFE_PATH } from './environment.js';
  * this look and the exec is still reported by the wrapper, as before.)
  */
 export function checkCommandRuns(command: string, workdir: string, path: string = SAFE_PATH): void {
-  const problem = command.includes('/') ? pathProblem(command, workdir) : nameProblem(command, path);
-  if (problem === undefined) {
-    const file = command.includes('/') ? join(isAbsolute(command) ? '' : workdir, command) : foundOnPath(command, path);
-    const script = file === undefined ? undefined : interpreterProblem(file, workdir);
-    if (script === undefined) return;
-    const where = file === command ? '' : ` (${file})`;
-    throw new PtyError(
-      'spawn_failed',
-      `pty_spawn: ${JSON.stringify(command)}${where} cannot run: ${script} Nothing was started.`,
-    );
+  const isPath = command.includes('/');
+  // The file it runs from, looked up once: a name along the PATH, a path from the working directory.
+  const file = isPath ? fromWorkdir(command, workdir) : foundOnPath(command, path);
+  const problem = isPath ? pathProblem(command, workdir) : file === undefined ? nameProblem(command, path) : undefined;
+  if (problem !== undefined) {
+    const hint = commandLineHint(command, workdir, path) ?? homeHint(command);
+    throw new PtyError('spawn_failed', `pty_spawn: ${problem}${hint} Nothing was started.`);
   }
-  const hint = commandLineHint(command, workdir, path) ?? homeHint(command);
-  throw new PtyError('spawn_failed', `pty_spawn: ${problem}${hint} Nothing was started.`);
+  const script = file === undefined ? undefined : interpreterProblem(file, workdir);
+  if (script === undefined) return;
+  const where = file === command ? '' : ` (${file})`;
+  throw new PtyError(
+    'spawn_failed',
+    `pty_spawn: ${JSON.stringify(command)}${where} cannot run: ${script} Nothing was started.`,
+  );
 }
+
+/** A path as the exec reads it: an absolute one as it is, a relative one from the working directory. */
+const fromWorkdir = (file: string, workdir: string): string => (isAbsolute(file) ? file : join(workdir, file));
 
 /** Why a command given as a path cannot run, or undefined when it can. */
 function pathProblem(command: string, workdir: string): string | undefined {
-  const file = isAbsolute(command) ? command : join(workdir, command);
-  const problem = notExecutable(file);
+  const problem = notExecutable(fromWorkdir(command, workdir));
   if (problem === undefined) return undefined;
   return `${JSON.stringify(command)} cannot run: ${problem}${isAbsolute(command) ? '' : ` (looked for in ${workdir})`}.`;
 }
 
-/** Why a command given as a name cannot run (found in no PATH directory), or undefined when it can. */
-function nameProblem(command: string, path: string): string | undefined {
-  if (onPath(command, path)) return undefined;
+/** Why a command given as a name, found in no PATH directory, cannot run. */
+function nameProblem(command: string, path: string): string {
   if (command === '.' || command === '..') {
     return `${JSON.stringify(command)} names a directory, not a program: give the program to run, by name ("python3") or by its path ("./run.sh").`;
   }
@@ -75,7 +78,7 @@ function interpreterProblem(file: string, workdir: string): string | undefined {
   // No interpreter, or one cut by the read's end: not ours to judge (the kernel says ENOEXEC).
   const cut = lineEnd < 0 && head.length === SHEBANG_READ_BYTES && line.trimEnd().endsWith(interpreter);
   if (interpreter === '' || cut) return undefined;
-  const problem = notExecutable(isAbsolute(interpreter) ? interpreter : join(workdir, interpreter));
+  const problem = notExecutable(fromWorkdir(interpreter, workdir));
   if (problem === undefined) return undefined;
   const fix =
     'Fix the #! line, or run the script through an interpreter that exists (command: "bash" or "python3", args: [the script, ...])';
