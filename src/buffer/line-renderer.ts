@@ -61,7 +61,8 @@ function positiveInteger(name: string, value: number): number {
  * Escape sequences (CSI, OSC, DCS/SOS/PM/APC, two-byte and charset escapes, their 8-bit C1 forms) are removed;
  * the few that only move the cursor inside the current line or erase it (`CSI K`, `CSI G`, `CSI C`, `CSI D`) are
  * applied, because progress output relies on them as much as on `\r`. Anything that needs a screen (cursor up,
- * scroll regions, the alternate screen) cannot be expressed in a line log and is dropped.
+ * scroll regions) cannot be expressed in a line log and is dropped. What a full-screen program draws on the alternate
+ * screen is left out whole, as a terminal leaves it out of its scrollback.
  *
  * The current line has a cursor, as on a terminal: `\r` and `\b` only move it and later text overwrites in place,
  * so a `\r` at the end of a chunk needs no look-ahead (`\r\n` and `\n` both end the line with what it shows).
@@ -100,7 +101,12 @@ export class LineRenderer {
     const effects: LineEffects = {
       control: (unit) => this.control(unit, this.sink),
       lineCsi: (final, param) => this.lineCsi(final, param),
-      lineCursor: (save) => (save ? this.line.saveCursor() : this.line.restoreCursor()),
+      lineCursor: (save) => {
+        // The alternate screen has a saved cursor of its own (xterm.js keeps one per screen).
+        if (this.sequences.alternateScreen) return;
+        if (save) this.line.saveCursor();
+        else this.line.restoreCursor();
+      },
       query: (query) => {
         if (this.queries.length < MAX_PENDING_TERMINAL_QUERIES) this.queries.push(query);
       },
@@ -173,8 +179,22 @@ export class LineRenderer {
         if (!this.sequences.consume(input.charCodeAt(i))) i++;
         continue;
       }
-      if (lf < i) lf = indexOrEnd(input.indexOf('\n', i), end);
       if (other < i) other = nextMatch(SPECIAL_BUT_LF, input, i);
+      if (this.sequences.alternateScreen) {
+        // Drawn on the alternate screen (vim, less): a terminal keeps none of it in its scrollback, which is what the
+        // line log is, and as lines it was garbled text; the screen shows it. Only the controls and sequences are
+        // read, for the modes and the switch back, after which the line goes on where its cursor was.
+        if (other === i) {
+          const unit = input.charCodeAt(i);
+          if (isHigh(unit) || isLow(unit)) this.onlyText = false;
+          else this.controlUnit(unit, input, i, end, sink);
+          i++;
+        } else {
+          i = other;
+        }
+        continue;
+      }
+      if (lf < i) lf = indexOrEnd(input.indexOf('\n', i), end);
       if (this.line.isFresh) {
         // Whole plain lines on a fresh line: nothing to overwrite, pad or cut, so each is the line as written.
         // Taking one leaves the line fresh, so take all of them up to the next other special unit.
@@ -236,13 +256,18 @@ export class LineRenderer {
         this.onlyText = false;
         this.line.put(REPLACEMENT);
       } else {
-        if (unit === CR && i + 1 === end) this.crAtEnd = true;
-        else if (unit !== ESC && unit !== LF && !(unit === CR && input.charCodeAt(i + 1) === LF)) this.onlyText = false;
-        this.ground(unit, sink);
+        this.controlUnit(unit, input, i, end, sink);
       }
       i++;
     }
     this.sink = NO_SINK;
+  }
+
+  /** A control or DEL at `i` of `input` (whose length is `end`), read as text: it may start a sequence. */
+  private controlUnit(unit: number, input: string, i: number, end: number, sink: LineSink): void {
+    if (unit === CR && i + 1 === end) this.crAtEnd = true;
+    else if (unit !== ESC && unit !== LF && !(unit === CR && input.charCodeAt(i + 1) === LF)) this.onlyText = false;
+    this.ground(unit, sink);
   }
 
   /**
@@ -389,6 +414,7 @@ export class LineRenderer {
 
   /** A CSI sequence that applies to the line; `param`: its first parameter, -1 when it has none. */
   private lineCsi(final: number, param: number): void {
+    if (this.sequences.alternateScreen) return;
     // A terminal clamps cursor moves at its right margin; the widest one we allow stands in for it.
     const count = Math.min(Math.max(param, 1), MAX_TERMINAL_DIMENSION);
     switch (final) {
@@ -433,6 +459,10 @@ export class LineRenderer {
 
   /** The controls that act on the line; every other C0/C1 control has no visible effect and is dropped. */
   private control(unit: number, sink: LineSink): void {
+    if (this.sequences.alternateScreen) {
+      this.sequences.control(unit);
+      return;
+    }
     switch (unit) {
       case LF: {
         // Read before take, which starts the next line.

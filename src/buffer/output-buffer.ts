@@ -189,7 +189,9 @@ export class OutputBuffer {
       this.scanner.load(bytes)
         ? this.scanner
         : undefined;
-    if (scanned !== undefined && fresh && this.keepPlain(bytes as Uint8Array, scanned)) return;
+    // On the alternate screen plain text is drawing, which the renderer leaves out of the lines.
+    if (scanned !== undefined && fresh && alternateAtStart === false && this.keepPlain(bytes as Uint8Array, scanned))
+      return;
     const text = chunk ?? asciiText(bytes as Uint8Array);
     // The store drops the oldest lines as new ones arrive, so a huge chunk never holds more than the bound.
     this.renderer.render(text, this.store, scanned);

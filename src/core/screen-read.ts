@@ -8,7 +8,7 @@ import { readOutput, type Search } from './read-output.js';
 const INCOMPLETE_NOTE =
   'output was dropped before the screen was read and what is kept does not redraw the whole screen as the program left it: parts drawn earlier may be missing or misplaced (many programs redraw on C-l).';
 export const ALTERNATE_NOTE =
-  'a full-screen program is on the alternate screen: `screen` shows what it displays now; the lines are its drawing codes as text. Read screen: true for the screen alone.';
+  'a full-screen program is on the alternate screen: `screen` shows what it displays now; what it draws there is not in the lines (a terminal keeps none of it in its scrollback), which go on when it leaves. Read screen: true for the screen alone.';
 
 /** The screen as pty_read returns it. */
 function screenView(snapshot: ScreenSnapshot): ScreenView {

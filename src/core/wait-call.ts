@@ -23,10 +23,23 @@ import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pat
 import { markOf, OutputScanner, type OutputMark, type OutputMatch } from '../patterns/output-scanner.js';
 import type { WaitReport } from '../protocol/tool-results.js';
 import type { WaitInput } from '../protocol/wait-schema.js';
+import type { ScreenRowMatch } from '../screen/screen-row-scanner.js';
 import { ALTERNATE_NOTE, screenIfFullScreen } from './screen-read.js';
+import { screenMatches } from './screen-wait.js';
 import type { PtySession } from './pty-session.js';
 import { resultLines } from './read-cursor.js';
 import { viewMatch } from './read-view.js';
+
+/** What a wait's pattern matched: a line of the output, or a row of a full-screen program's screen. */
+type WaitMatchFound = OutputMatch | ScreenRowMatch;
+
+const reportedMatch = (
+  found: WaitMatchFound,
+  buffer: PtySession['buffer'],
+): Pick<WaitReport, 'match' | 'screenMatch'> =>
+  'screenRow' in found
+    ? { screenMatch: { screenRow: found.screenRow, text: found.text } }
+    : { match: viewMatch(found, buffer.headDropped(found.line)) };
 
 /** A wait as given, checked and compiled once, before anything is written. */
 export interface WaitSpec {
@@ -76,15 +89,16 @@ export function startWait(
   // activity, so it is looked at once here.
   const already = options.mark === undefined ? undefined : scanner?.scan();
   let subscription: Subscription | undefined;
-  const done = new Promise<WaitOutcome<OutputMatch>>((resolve, reject) => {
+  const done = new Promise<WaitOutcome<WaitMatchFound>>((resolve, reject) => {
     if (already !== undefined) {
       resolve({ reason: 'match', match: already });
       return;
     }
     subscription = session.activity$
       .pipe(
-        waitFor<OutputMatch>({
+        waitFor<WaitMatchFound>({
           ...(scanner ? { scanner } : {}),
+          ...(spec.pattern ? { matches$: screenMatches(session, spec.pattern, options.mark !== undefined) } : {}),
           outputBefore: options.mark !== undefined && outputSince(buffer, mark),
           ...(spec.quietMs === undefined ? {} : { quietMs: spec.quietMs }),
           timeoutMs: spec.timeoutMs,
@@ -158,7 +172,7 @@ export async function actThenWait<T>(
 function waitResult(
   session: PtySession,
   mark: OutputMark,
-  outcome: WaitOutcome<OutputMatch>,
+  outcome: WaitOutcome<WaitMatchFound>,
   waitedMs: number,
   maxLines: number,
 ): WaitReport {
@@ -171,7 +185,7 @@ function waitResult(
   return {
     reason: outcome.reason,
     waitedMs,
-    ...(outcome.reason === 'match' ? { match: viewMatch(outcome.match, buffer.headDropped(outcome.match.line)) } : {}),
+    ...(outcome.reason === 'match' ? reportedMatch(outcome.match, buffer) : {}),
     status: session.status,
     exitCode: session.exitCode,
     lines: resultLines(lines, buffer.completedLines),

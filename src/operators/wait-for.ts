@@ -47,6 +47,8 @@ export interface WaitForOptions<M> {
    */
   readonly outputBefore?: boolean;
   readonly timeoutMs: number;
+  /** Matches found apart from the output's chunks (a full-screen program's screen rows, screen-wait.ts). */
+  readonly matches$?: Observable<M>;
   /** Emits when the caller gives up (the tool call's abort signal). */
   readonly abort$?: Observable<unknown>;
   readonly scheduler?: SchedulerLike;
@@ -65,7 +67,7 @@ export interface WaitForOptions<M> {
  * session.activity$.pipe(waitFor({ scanner, quietMs: 500, timeoutMs: 30_000, abort$: fromEvent(signal, 'abort') }))
  */
 export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActivity, WaitOutcome<M>> {
-  const { scanner, quietMs, timeoutMs, abort$ = NEVER, scheduler, outputBefore = false } = options;
+  const { scanner, quietMs, timeoutMs, abort$ = NEVER, matches$ = NEVER, scheduler, outputBefore = false } = options;
   return (activity$) => {
     // One subscription does the matching and the quiet clock: every chunk passes through it (see ActivityOutcomes).
     const fromActivity$ = activity$.pipe(
@@ -75,7 +77,8 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
     );
     const timeout$ = timer(timeoutMs, scheduler).pipe(map(() => ({ reason: 'timeout' }) as const));
     const aborted$ = abort$.pipe(map(() => ({ reason: 'aborted' }) as const));
-    return merge(fromActivity$, timeout$, aborted$).pipe(take(1));
+    const matched$ = matches$.pipe(map((match): WaitOutcome<M> => ({ reason: 'match', match })));
+    return merge(fromActivity$, matched$, timeout$, aborted$).pipe(take(1));
   };
 }
 

@@ -123,6 +123,12 @@ export const WaitMatch = z.strictObject({
 });
 export type WaitMatch = z.infer<typeof WaitMatch>;
 
+/**
+ * The screen row a wait's pattern matched while a full-screen program showed on the alternate screen, whose drawing
+ * the lines leave out: 0-based, as in `screen.rows`.
+ */
+export const ScreenRowMatch = z.strictObject({ screenRow: z.number().int(), text: z.string() });
+
 /** A read cursor, `L<n>`: pass it to pty_read to get only what came after. */
 const cursor = z.string();
 
@@ -131,6 +137,8 @@ const waitReport = {
   reason: WaitReason,
   waitedMs: z.number().int(),
   match: WaitMatch.optional(),
+  /** What matched instead when it was a row of a full-screen program's screen (reason `match`, no `match`). */
+  screenMatch: ScreenRowMatch.optional(),
   status: PtyStatus,
   exitCode: z.number().int().nullable(),
   /** The output that arrived during the call (its newest lines), the unfinished line marked. */

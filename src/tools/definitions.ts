@@ -34,8 +34,8 @@ export interface PtyTool<S extends z.ZodRawShape = z.ZodRawShape> {
 
 /** How every wait works, said once and shared by the three tools that take one. */
 const WAIT_RULES = [
-  `wait: {pattern?, ignoreCase?, quietMs?, timeoutMs?} returns when the first of these happens: a line that arrives during the call (with pty_read's cursor: since that cursor) matches pattern (${LINEAR_PATTERN_SYNTAX}; the unfinished last line counts, so a prompt like ">>> " or "[y/N] " matches; some programs (IPython, prompt_toolkit) draw a prompt's last space by moving the cursor, so end a prompt pattern with " ?$" rather than " $"), no output came for quietMs (≥ ${MIN_QUIET_MS}, counted after some output came), the program exits, or timeoutMs passes (default ${DEFAULT_WAIT_TIMEOUT_MS}, at most ${MAX_WAIT_TIMEOUT_MS}).`,
-  'The result has reason (match, quiet, exit, timeout, aborted, killed, owner_deleted, closed), waitedMs, match (the line and its number), lines (the output that arrived, the unfinished line marked unfinished) and cursor.',
+  `wait: {pattern?, ignoreCase?, quietMs?, timeoutMs?} returns when the first of these happens: a line that arrives during the call (with pty_read's cursor: since that cursor) matches pattern (${LINEAR_PATTERN_SYNTAX}; the unfinished last line counts, so a prompt like ">>> " or "[y/N] " matches; some programs (IPython, prompt_toolkit) draw a prompt's last space by moving the cursor, so end a prompt pattern with " ?$" rather than " $"), while a full-screen program is on the alternate screen (vim, less), a screen row the call changed matches it, since what it draws is not in the lines (screenMatch: the row, 0-based, and its text; from a cursor every row counts); no output came for quietMs (≥ ${MIN_QUIET_MS}, counted after some output came), the program exits, or timeoutMs passes (default ${DEFAULT_WAIT_TIMEOUT_MS}, at most ${MAX_WAIT_TIMEOUT_MS}).`,
+  'The result has reason (match, quiet, exit, timeout, aborted, killed, owner_deleted, closed), waitedMs, match (the line and its number; screenMatch instead for a screen row), lines (the output that arrived, the unfinished line marked unfinished) and cursor.',
 ].join(' ');
 
 function defineTool<S extends z.ZodRawShape>(tool: PtyTool<S>): PtyTool<S> {
@@ -86,7 +86,7 @@ export const ptyRead = defineTool({
     'Every read of lines (plain, raw, pattern or wait) has a cursor; pass it back as cursor to get only the lines after it (the unfinished last line included), so nothing is read twice.',
     `With wait, first waits for new output (same rules as pty_write's wait). ${WAIT_RULES}`,
     'screen: true returns the visible screen instead: rows (one string per row), cursor {row, col, visible} (0-based), alternateScreen, title, size; use it for full-screen programs (vim, less, top, menus).',
-    'While such a program is on the alternate screen, a plain read includes `screen` by itself.',
+    'While such a program is on the alternate screen, a plain read includes `screen` by itself; what it draws there is not in the lines, as a terminal keeps none of it in its scrollback.',
   ].join(' '),
   args: ReadArgs,
   run: (core, ctx, input) => core.read(ctx, input),

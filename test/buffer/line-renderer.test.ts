@@ -124,7 +124,7 @@ describe('LineRenderer', () => {
     });
 
     it('removes private-mode and other screen sequences without applying them', () => {
-      expect(lines('\x1b[?25l\x1b[?1049h\x1b[2J\x1b[Hscreen\x1b[1A\x1b[?25h\n')).toEqual(['screen']);
+      expect(lines('\x1b[?25l\x1b[2J\x1b[Hscreen\x1b[1A\x1b[?25h\n')).toEqual(['screen']);
     });
 
     it('applies erase-in-line after \\r, as progress bars use it', () => {
@@ -372,6 +372,55 @@ describe('LineRenderer: the alternate screen, seen at ingest', () => {
     expect(onAlternateAfter('\x1b[?25h\x1b[?1h')).toBe(false);
     expect(onAlternateAfter('\x1b[?10\x1849h')).toBe(false);
     expect(onAlternateAfter('\x1b[?10490h')).toBe(false);
+  });
+});
+
+describe('LineRenderer: what a full-screen program draws stays out of the lines, as out of a terminal scrollback', () => {
+  // A shell prompt, then a program that draws on the alternate screen with every control a line would take, leaves
+  // it, and the shell's next output, which goes on where the cursor was before (1049 restores it).
+  const SESSION =
+    'seq\n$ \x1b[?1049h\x1b[H\x1b[2J~\r\n~\r\n\x1b[3;1Hfile.txt\b\b\x1b[K\x1b7xx\x1b8\tdone\x1b[5G\x1b[2P\x1b[s\x1b[u' +
+    '\x1b]2;title\x07\x1b[?1049lback\n$ ';
+
+  it('leaves the drawing out whole and goes on the line where the cursor was before it, as tmux keeps it', () => {
+    expect(render([SESSION])).toEqual({ lines: ['seq', '$ back'], partial: '$ ' });
+  });
+
+  it('renders the same however the output is cut into chunks', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 8 }), (cuts) => {
+        expect(render(split(SESSION, cuts))).toEqual({ lines: ['seq', '$ back'], partial: '$ ' });
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('leaves out plain lines and colored lines too, by 47, 1047, 1049 and the 8-bit CSI, and a full reset leaves', () => {
+    const drawn = `${'plain line\n'.repeat(50)}${'\x1b[32mgreen\x1b[0m\r\n'.repeat(50)}open`;
+    for (const [enter, leave] of [
+      ['\x1b[?1049h', '\x1b[?1049l'],
+      ['\x1b[?1047h', '\x1b[?1047l'],
+      ['\x1b[?47h', '\x1b[?47l'],
+      ['\x9b?1049h', '\x9b?1049l'],
+      ['\x1b[?1;1049h', '\x1bc'],
+    ]) {
+      expect(render([`before\n${enter}${drawn}`, drawn, `${leave}after\n`])).toEqual({
+        lines: ['before', 'after'],
+        partial: '',
+      });
+    }
+  });
+
+  it('takes the switch back however it is cut, and keeps reading sequences and modes while drawing', () => {
+    const renderer = new LineRenderer();
+    renderer.push('a\x1b[?1049hx\n\x1b[?10');
+    expect(renderer.partial()).toBe('a');
+    renderer.push('49l');
+    expect(renderer.alternateScreen).toBe(false);
+    expect(renderer.push('b\n')).toEqual(['ab']);
+    // A mode set while drawing is a mode still (the key modes follow it).
+    renderer.push('\x1b[?1049h\x1b[?1h');
+    expect(renderer.modes).not.toEqual(new LineRenderer().modes);
   });
 });
 

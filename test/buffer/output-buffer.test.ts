@@ -290,6 +290,25 @@ describe('OutputBuffer', () => {
     });
   });
 
+  it('keeps what a full-screen program draws out of its lines, plain bytes too, and in its raw output', () => {
+    const buffer = new OutputBuffer();
+    const plain = Buffer.from('drawn row\n'.repeat(300), 'latin1');
+    buffer.append('$ ');
+    buffer.append('\x1b[?1049h');
+    // Plain ASCII bytes, which outside the alternate screen are kept as bytes by a way of their own (keepPlain).
+    buffer.appendAscii(plain);
+    buffer.append(plain.toString('latin1'), plain);
+    buffer.appendAscii(Buffer.from('x'.repeat(5_000), 'latin1'));
+    expect(buffer.alternateScreen).toBe(true);
+    expect([buffer.totalLines, buffer.partialLine()]).toEqual([1, '$ ']);
+    buffer.append('\x1b[?1049l');
+    buffer.appendAscii(Buffer.from('back\nnext\n', 'latin1'));
+    expect(texts(buffer)).toEqual(['$ back', 'next']);
+    expect(buffer.rawText()).toBe(
+      `$ \x1b[?1049h${plain.toString('latin1').repeat(2)}${'x'.repeat(5_000)}\x1b[?1049lback\nnext\n`,
+    );
+  });
+
   it('charges every line its overhead, so a flood of tiny lines keeps proportionally fewer of them', () => {
     const buffer = new OutputBuffer({ maxChars: 1_000, lineOverheadChars: 8 });
     buffer.append('y\n'.repeat(5_000));

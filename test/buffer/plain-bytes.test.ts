@@ -107,6 +107,7 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     '中\n',
     '中',
     '\x1b[?1049h',
+    '\x1b[?1049l',
     '\x1b',
   );
   /** Long runs without a line feed: what the open line keeps as bytes (cut many times over when the bound is small). */

@@ -211,6 +211,29 @@ describe('waitFor', () => {
     });
   });
 
+  it('ends on a match found apart from the chunks (a screen row), and lets go of that source and the activity', () => {
+    testScheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const activity = hot<PtyActivity>('--o--o---o', { o: { kind: 'output' } });
+      const screen = cold<OutputMatch>('------r', { r: { line: 0, text: 'row', unfinished: false } });
+      const out = activity.pipe(waitFor<OutputMatch>({ matches$: screen, quietMs: 20, timeoutMs: 100 }));
+      expectObservable(out).toBe('------(m|)', {
+        m: { reason: 'match', match: { line: 0, text: 'row', unfinished: false } },
+      });
+      expectSubscriptions(activity.subscriptions).toBe('^-----!');
+      expectSubscriptions(screen.subscriptions).toBe('^-----!');
+    });
+  });
+
+  it('lets go of the matches found apart once another outcome ends the wait', () => {
+    testScheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const activity = hot<PtyActivity>('--o--x', { o: { kind: 'output' }, x: { kind: 'exit' } });
+      const screen = cold<OutputMatch>('---------r', { r: { line: 0, text: 'row', unfinished: false } });
+      const out = activity.pipe(waitFor<OutputMatch>({ matches$: screen, timeoutMs: 100 }));
+      expectObservable(out).toBe('-----(x|)', { x: { reason: 'exit' } });
+      expectSubscriptions(screen.subscriptions).toBe('^----!');
+    });
+  });
+
   it('unsubscribing before any outcome releases the source, the abort signal and the timers', () => {
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const buffer = new OutputBuffer();

@@ -231,6 +231,15 @@ export class TmuxOracle {
       });
   }
 
+  /** Everything tmux keeps: its scrollback and the screen, one string per row, trailing blanks and rows trimmed. */
+  history(): string[] {
+    const rows = this.tmux(['capture-pane', '-p', '-S', '-', '-E', '-', '-t', this.name])
+      .split('\n')
+      .map((row) => row.replace(/ +$/, ''));
+    while (rows.length > 0 && rows.at(-1) === '') rows.pop();
+    return rows;
+  }
+
   resize(rows: number, cols: number): void {
     this.tmux(['resize-window', '-t', this.name, '-x', String(cols), '-y', String(rows)]);
   }
