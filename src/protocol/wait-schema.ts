@@ -27,7 +27,7 @@ export const WaitArg = z
   .strictObject(
     {
       pattern: linearPattern(
-        'Return as soon as a line that arrives matches, the unfinished last line included (prompts like ">>> " or "[y/N] " end without a newline).',
+        'Return as soon as a line that arrives matches, the unfinished last line included (prompts like ">>> " or "[y/N] " end without a newline); while a full-screen program (vim, less) is on the alternate screen, a screen row that changed during the call (result: screenMatch).',
       ).optional(),
       ignoreCase: z.boolean().optional().describe('With pattern: match case-insensitively.'),
       quietMs: wholeNumber(MIN_QUIET_MS, MAX_WAIT_TIMEOUT_MS, { unit: ' ms' })
