@@ -305,6 +305,11 @@ export const MAX_KEY_PRESSES = 128;
 export const SCREEN_FEED_CHUNK_CHARS = 65_536;
 /** A backlog of plain output at least this long is entered where what precedes it has scrolled off (see skip-ahead.ts). */
 export const SCREEN_SKIP_FROM_CHARS = 65_536;
+/**
+ * Screen reads a wait on a full-screen program keeps waiting, one per chunk of output, while the emulator is busy with
+ * the one before (screen-wait.ts); past this the newest takes the place of the newest waiting.
+ */
+export const MAX_SCREEN_LOOKS_WAITING = 16;
 /** Once output has been quiet this long, an emulator already in use catches up by itself. */
 export const SCREEN_IDLE_CATCHUP_MS = 250;
 /**

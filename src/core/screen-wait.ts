@@ -1,13 +1,15 @@
-import { catchError, defer, EMPTY, filter, from, type Observable, startWith } from 'rxjs';
+import { catchError, defer, EMPTY, filter, from, map, type Observable, startWith } from 'rxjs';
+import { MAX_SCREEN_LOOKS_WAITING } from '../limits.js';
 import type { LinearPattern } from '../patterns/linear-pattern.js';
-import { runLatest } from '../operators/run-latest.js';
+import { runInTurn } from '../operators/run-in-turn.js';
 import { type ScreenRowMatch, ScreenRowScanner } from '../screen/screen-row-scanner.js';
 import type { PtySession } from './pty-session.js';
 
 /**
  * A wait's matches on the screen: while a full-screen program is on the alternate screen, whose drawing the lines
- * leave out, the rows that changed since the wait began are tested after each chunk of output, one screen read at a
- * time (runLatest). Nothing runs for a program that never enters the alternate screen. `fromCursor`: the wait counts
+ * leave out, the rows that changed since the wait began are tested after each chunk of output, on the screen as that
+ * chunk left it, one screen read at a time (runInTurn, so a row drawn and changed again by the next chunk is seen even
+ * when the emulator is behind). Nothing runs for a program that never enters the alternate screen. `fromCursor`: the wait counts
  * output from before the call (a cursor's), which the screen cannot tell apart, so every row counts and the screen is
  * looked at once at the start.
  */
@@ -28,15 +30,17 @@ export function screenMatches(
           )
         : Promise.resolve(undefined);
     let scanner: ScreenRowScanner | undefined;
-    const look = async (): Promise<ScreenRowMatch | undefined> => {
+    const look = async (end: number): Promise<ScreenRowMatch | undefined> => {
       scanner ??= new ScreenRowScanner(pattern, await baseline);
-      return scanner.scan((await screen.snapshot()).rows);
+      return scanner.scan((await screen.snapshotTo(end)).rows);
     };
     return session.activity$.pipe(
       filter((activity) => activity.kind === 'output'),
       startWith(...(fromCursor ? [undefined] : [])),
       filter(() => screen.alternateScreenActive()),
-      runLatest(() => from(look())),
+      // Where the chunk ended: the screen is read as it left it.
+      map(() => session.buffer.totalRawChars),
+      runInTurn((end) => from(look(end)), MAX_SCREEN_LOOKS_WAITING),
       filter((found): found is ScreenRowMatch => found !== undefined),
       // A read fails only once the PTY is removed: its stopping or its end ends the wait.
       catchError(() => EMPTY),

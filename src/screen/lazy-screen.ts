@@ -92,6 +92,16 @@ export class LazyScreen {
     return this.serialized(async () => read(await this.caughtUp(), this.title, this.incomplete));
   }
 
+  /**
+   * The screen as it was once the output up to absolute raw offset `end` was drawn, where the emulator can stop
+   * there: it goes on from where it stands, fed no further (a wait looks at the screen after each chunk, and reads
+   * that queue up behind a busy emulator must still see each chunk's screen). Fallen behind what is kept, or past
+   * `end` already, it catches up and shows the screen now.
+   */
+  snapshotTo(end: number): Promise<ScreenSnapshot> {
+    return this.serialized(async () => read(await this.caughtUp(end), this.title, this.incomplete));
+  }
+
   keyModes(): Promise<KeyModes> {
     return this.serialized(async () => ({
       applicationCursorKeys: (await this.caughtUp()).modes.applicationCursorKeysMode,
@@ -154,8 +164,19 @@ export class LazyScreen {
     if (this.disposed) throw screenGone();
   }
 
-  /** Feeds the emulator (made now if need be) everything up to the current end of the output. */
-  private async caughtUp(): Promise<XtermTerminal> {
+  /** Feeds the emulator (made now if need be) everything up to the current end of the output, or up to `upTo`. */
+  private async caughtUp(upTo?: number): Promise<XtermTerminal> {
+    const going = this.terminal;
+    if (upTo !== undefined && going !== undefined && this.restartAgainFrom === undefined && upTo > this.fedTo) {
+      const kept = this.source.rawSince(this.fedTo);
+      if (kept.from === this.fedTo && upTo < kept.from + kept.text.length) {
+        const text = kept.text.slice(0, upTo - kept.from);
+        this.noteRedraws(text, going.buffer.active.type === 'alternate');
+        await this.feedLive(going, text);
+        this.fedTo = upTo;
+        return going;
+      }
+    }
     const flood = this.plainFloodTail();
     if (flood !== undefined) {
       await this.feedLive(flood.terminal, flood.text);

@@ -37,6 +37,23 @@ function screenOf(output: string[], maxRawChars?: number) {
 }
 
 describe('LazyScreen', () => {
+  it('snapshotTo shows the screen as the output up to an offset left it, in turn, even when reads queue behind one', async () => {
+    const { screen, buffer } = screenOf(['\x1b[?1049h\x1b[Hfirst']);
+    await screen.snapshot();
+    const ends: number[] = [];
+    for (const chunk of ['\x1b[H:w   ', '\x1b[Hfirst']) {
+      buffer.append(chunk);
+      ends.push(buffer.totalRawChars);
+    }
+    // Both asked for before either ran: each shows its own chunk's screen, not the latest.
+    const looks = await Promise.all(ends.map((end) => screen.snapshotTo(end)));
+    expect(looks.map((look) => look.rows[0])).toEqual([':w', 'first']);
+    // An offset fed already, or one past the end: the screen now.
+    expect((await screen.snapshotTo(ends[0] as number)).rows[0]).toBe('first');
+    buffer.append('\x1b[Hlast ');
+    expect((await screen.snapshotTo(buffer.totalRawChars + 100)).rows[0]).toBe('last');
+  });
+
   it('makes no emulator until the screen is asked for, and knows the alternate screen without one', () => {
     const { screen, buffer } = screenOf(['hello\n']);
     expect(screen.alternateScreenActive()).toBe(false);
