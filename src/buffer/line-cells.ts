@@ -13,6 +13,8 @@ import {
 import { objectArray } from '../shapes/object-array.js';
 
 const SPACE = 0x20;
+const ONLY_SPACES = /^ *$/;
+const SURROGATE = /[\ud800-\udfff]/;
 /** The cell after a wide character's (it takes two columns); no code point, so no text can be mistaken for it. */
 const WIDE_TAIL = 0x110000;
 /** First capacity of a line's cells; it doubles as the line grows. */
@@ -163,6 +165,29 @@ export class LineCells {
   /** Starts a new line with the cursor home, as `take` does, for a caller that has the line's text already. */
   discard(): void {
     this.newLine();
+  }
+
+  /** Nothing but spaces on the line: a terminal shows its row empty. */
+  get isBlank(): boolean {
+    return this.length === 0 || (this.length <= MAX_TERMINAL_DIMENSION && ONLY_SPACES.test(this.partial()));
+  }
+
+  /**
+   * The cursor went up onto a row that holds `text` (a line this one finished, see HeldRows): that becomes the line,
+   * the cursor in the column it was in. For a blank line only, where the cursor counts columns.
+   */
+  reopen(text: string): void {
+    const column = this.cursor;
+    this.newLine();
+    // As the renderer puts text: runs without surrogates, and each pair on its own.
+    for (let from = 0; from < text.length; ) {
+      const pair = text.slice(from).search(SURROGATE);
+      const end = pair === -1 ? text.length : from + pair;
+      if (end > from) this.put(text.slice(from, end));
+      if (end < text.length) this.put(text.slice(end, end + 2));
+      from = end + 2;
+    }
+    this.cursorToColumn(column);
   }
 
   /** Returns the line as it looks and starts a new one with the cursor home. */

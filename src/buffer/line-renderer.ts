@@ -9,6 +9,7 @@ import { EscapeParser, type LineEffects, type ParserStart, type TerminalQuery } 
 import { FRESH_MODES, type TerminalModes } from './terminal-modes.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 import { LineCells } from './line-cells.js';
+import { HeldRows } from './held-rows.js';
 import type { ByteRing, RingSpan } from './byte-ring.js';
 import type { LineScanner } from './line-scan.js';
 import { indexOrEnd, nextMatch, SPECIAL_BUT_LF } from './special-units.js';
@@ -93,6 +94,8 @@ export class LineRenderer {
   private crAtEnd = false;
   /** Queries the program sent its terminal since the last takeQueries, oldest first (bounded; more are dropped). */
   private queries: TerminalQuery[] = [];
+  /** Lines the chunk being rendered finished, held for a cursor that goes back up over empty rows (HeldRows). */
+  private readonly held = new HeldRows(MAX_TERMINAL_DIMENSION);
 
   constructor(options: LineRendererOptions = {}) {
     this.line = new LineCells(positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS), options.ring);
@@ -204,19 +207,20 @@ export class LineRenderer {
           // so when the run is within the bound, so is each of its lines, and the sink splits it in one pass.
           const last = input.lastIndexOf('\n', other - 1);
           if (last - i <= this.line.maxChars) {
+            this.held.release(sink);
             sink.lines(input, i, last + 1, scan);
             i = last + 1;
             lf = indexOrEnd(input.indexOf('\n', i), end);
           }
         }
         while (lf < other && lf - i <= this.line.maxChars) {
-          sink.line(input.slice(i, lf));
+          this.held.line(input.slice(i, lf), sink);
           i = lf + 1;
           lf = indexOrEnd(input.indexOf('\n', i), end);
         }
         if (other + 1 === lf && lf < end && input.charCodeAt(other) === CR && other - i <= this.line.maxChars) {
           // `\r\n`: the `\r` only sends the cursor home first.
-          sink.line(input.slice(i, other));
+          this.held.line(input.slice(i, other), sink);
           i = lf + 1;
         }
         if (i > from) continue;
@@ -229,6 +233,7 @@ export class LineRenderer {
         if (colored.end === i) wholeTried = true;
         if (colored.end > i) {
           const plain = colored.plain ?? this.colored.cutOut(input, i, colored.end);
+          this.held.release(sink);
           sink.lines(plain, 0, plain.length);
           i = colored.end;
           continue;
@@ -260,6 +265,7 @@ export class LineRenderer {
       }
       i++;
     }
+    this.held.release(sink);
     this.sink = NO_SINK;
   }
 
@@ -418,6 +424,12 @@ export class LineRenderer {
     // A terminal clamps cursor moves at its right margin; the widest one we allow stands in for it.
     const count = Math.min(Math.max(param, 1), MAX_TERMINAL_DIMENSION);
     switch (final) {
+      case 0x41: // A: cursor up
+        this.cursorUp(count);
+        return;
+      case 0x46: // F: cursor up, to column 0
+        if (this.cursorUp(count)) this.line.carriageReturn();
+        return;
       case 0x4b: // K: erase in line
         this.line.eraseInLine(Math.max(param, 0));
         return;
@@ -450,6 +462,18 @@ export class LineRenderer {
     }
   }
 
+  /**
+   * From a blank line, up onto a line this chunk finished, over empty ones (HeldRows): that line is the current one
+   * again. Anywhere else a line log has no row to go to, and the move is dropped. Whether it went.
+   */
+  private cursorUp(count: number): boolean {
+    if (!this.line.isBlank) return false;
+    const landed = this.held.takeBack(count);
+    if (landed === undefined) return false;
+    this.line.reopen(landed);
+    return true;
+  }
+
   // ── Text and controls ──────────────────────────────────────────────────────────────────────
 
   private ground(unit: number, sink: LineSink): void {
@@ -467,7 +491,12 @@ export class LineRenderer {
       case LF: {
         // Read before take, which starts the next line.
         const headDropped = this.line.headDropped;
-        sink.line(this.line.take(), headDropped);
+        if (headDropped === 0) {
+          this.held.line(this.line.take(), sink);
+        } else {
+          this.held.release(sink);
+          sink.line(this.line.take(), headDropped);
+        }
         return;
       }
       case CR:
