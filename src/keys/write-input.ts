@@ -17,7 +17,7 @@ export interface EncodedInput {
    * vim waiting a second to tell the Esc from the start of a key's sequence.
    */
   readonly presses: readonly Buffer[];
-  /** For the permission prompt: text as typed, keys by name (`<Enter>`, `<C-c> ×3`). */
+  /** For the permission prompt: text as typed, in quotes, keys by name (`"ls -l" <Enter> <C-c>×3`). */
   readonly shown: string;
 }
 
@@ -65,7 +65,8 @@ export function encodeInput(items: readonly InputItem[], modes: KeyModes): Encod
     if ('text' in item) {
       const part = Buffer.from(item.text, 'utf8');
       text.push(part);
-      shown.push(formatBytesVisibly(part));
+      // Quoted, so text that reads like a key (`<Enter>`) or holds spaces is told apart from the keys around it.
+      shown.push(`"${formatBytesVisibly(part).replaceAll('"', '\\"')}"`);
       size += part.length;
     } else {
       if (text.length > 0) presses.push(Buffer.concat(text));

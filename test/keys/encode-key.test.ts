@@ -116,7 +116,15 @@ describe('pty_write input lists', () => {
       application,
     );
     expect(bytes.toString('latin1')).toBe('\x1b:wq\r\x1bOB\x1bOB\x1bOB');
-    expect(shown).toBe('<Esc> :wq <Enter> <Down>×3');
+    expect(shown).toBe('<Esc> ":wq" <Enter> <Down>×3');
+  });
+
+  it('quotes each text in the summary, so text that reads like a key, or spaces, or a quote, is told apart', () => {
+    const { shown } = encodeInput(
+      [{ text: '<Enter>' }, { key: 'Enter' }, { text: 'a b' }, { text: 'say "hi"\\' }],
+      normal,
+    );
+    expect(shown).toBe('"<Enter>" <Enter> "a b" "say \\"hi\\"\\\\"');
   });
 
   it('hands the bytes over as a person types them: each key press a write of its own, the text between them one', () => {

@@ -108,8 +108,8 @@ describe('named keys reach the program as a terminal sends them', () => {
     const id = await rig.spawn('cat', [], 24, 80);
     await rig.call('pty_write', { id, input: [{ text: 'ab' }, { key: 'C-c' }] });
     const prompt = rig.asked.at(-1)!;
-    expect(prompt.title).toContain('ab <C-c> (bytes: ab\\x03)');
-    expect(prompt.metadata).toMatchObject({ keys: 'ab <C-c>', bytes: 'ab\\x03', byteCount: 3 });
+    expect(prompt.title).toContain('"ab" <C-c> (bytes: ab\\x03)');
+    expect(prompt.metadata).toMatchObject({ keys: '"ab" <C-c>', bytes: 'ab\\x03', byteCount: 3 });
     expect(prompt.patterns).toEqual(['pty_write ab\\x03']);
   });
 
