@@ -1,33 +1,27 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ScreenRig } from '../support/screen-rig.js';
+import { useScreenRig } from '../support/screen-rig.js';
 
 jest.setTimeout(60_000);
 
 const ROWS = 10;
 const COLS = 60;
 
-let rig: ScreenRig;
-beforeEach(() => {
-  rig = new ScreenRig();
-});
-afterEach(async () => {
-  await rig.close();
-});
+const ctx = useScreenRig();
 
 // What vim and less draw on the alternate screen is no part of a terminal's scrollback; the line log is that
 // scrollback, so it holds what tmux keeps, and a wait on a full-screen program matches its screen's rows.
 describe('a full-screen program in the line log and in waits', () => {
   it('the lines of a shell session with vim and less in it are what tmux keeps, row for row', async () => {
-    const { ours, theirs } = rig.sides({
+    const { ours, theirs } = ctx.rig.sides({
       'long.txt': `${Array.from({ length: 40 }, (_, i) => `row ${i}`).join('\n')}\n`,
     });
     const shell = ['bash', '--norc', '--noprofile', '-i'];
-    const id = await rig.spawn('bash', shell.slice(1), ROWS, COLS, ours);
-    const oracle = rig.oracle(theirs, ROWS, COLS, shell);
+    const id = await ctx.rig.spawn('bash', shell.slice(1), ROWS, COLS, ours);
+    const oracle = ctx.rig.oracle(theirs, ROWS, COLS, shell);
     const prompt = '[$#] ?$';
-    await rig.call('pty_read', { id, wait: { pattern: prompt } });
+    await ctx.rig.call('pty_read', { id, wait: { pattern: prompt } });
     await oracle.settled((r) => r.some((row) => /[$#]$/.test(row)), 'the shell prompt');
     // Each step: keys as tmux names them (text typed literally otherwise), and what shows once it is done (on the
     // screen or in the lines); vim takes an Esc followed at once by more keys for a key of its own, so it goes alone.
@@ -45,7 +39,7 @@ describe('a full-screen program in the line log and in waits', () => {
     for (const { keys, shows } of steps) {
       const input = keys.map((k) => (KEYS[k] === undefined ? { text: k } : { key: KEYS[k] }));
       const wait = shows === undefined ? { quietMs: 300 } : { pattern: shows, timeoutMs: 10_000 };
-      const answer = await rig.call('pty_write', { id, input, wait });
+      const answer = await ctx.rig.call('pty_write', { id, input, wait });
       expect(answer.reason).toBe(shows === undefined ? 'quiet' : 'match');
       for (const k of keys) oracle.send([k], KEYS[k] === undefined);
       await oracle.settled(
@@ -54,7 +48,7 @@ describe('a full-screen program in the line log and in waits', () => {
       );
     }
     await oracle.settled((r) => r.includes('after'), 'tmux: after');
-    const lines = (await rig.call('pty_read', { id, limit: 200 })).lines.map((l: { text: string }) => l.text);
+    const lines = (await ctx.rig.call('pty_read', { id, limit: 200 })).lines.map((l: { text: string }) => l.text);
     // tmux trims the blanks that end a row, the prompt's space among them.
     expect(lines.map((l: string) => l.trimEnd())).toEqual(oracle.history());
     expect(lines.filter((l: string) => /hello|row|~/.test(l))).toEqual([]);
@@ -63,7 +57,7 @@ describe('a full-screen program in the line log and in waits', () => {
 
   it("a wait matches the rows the call changed on vim's screen, not those it showed already; a second :w too", async () => {
     const id = (
-      await rig.call('pty_spawn', {
+      await ctx.rig.call('pty_spawn', {
         command: 'vim',
         args: ['-u', 'NONE', '-N', 'notes.txt'],
         rows: ROWS,
@@ -73,20 +67,20 @@ describe('a full-screen program in the line log and in waits', () => {
       })
     ).id;
     const written = { pattern: 'written', timeoutMs: 10_000 };
-    const first = await rig.call('pty_write', { id, input: [{ text: ':w' }, { key: 'Enter' }], wait: written });
+    const first = await ctx.rig.call('pty_write', { id, input: [{ text: ':w' }, { key: 'Enter' }], wait: written });
     expect(first).toMatchObject({ reason: 'match', screenMatch: { screenRow: ROWS - 1 }, lines: [] });
     expect(first.screenMatch.text).toMatch(/^"notes\.txt" \[New\] 0L, 0B written/);
     expect(first.match).toBeUndefined();
     expect(first.screen.rows[ROWS - 1]).toBe(first.screenMatch.text);
     // The message shows already: a wait for it with nothing typed is no match.
-    const idle = await rig.call('pty_read', { id, wait: { pattern: 'written', timeoutMs: 300 } });
+    const idle = await ctx.rig.call('pty_read', { id, wait: { pattern: 'written', timeoutMs: 300 } });
     expect(idle.reason).toBe('timeout');
     // The same message again after a second :w, which showed `:w` in between.
-    const second = await rig.call('pty_write', { id, input: [{ text: ':w' }, { key: 'Enter' }], wait: written });
+    const second = await ctx.rig.call('pty_write', { id, input: [{ text: ':w' }, { key: 'Enter' }], wait: written });
     expect(second).toMatchObject({ reason: 'match', screenMatch: { screenRow: ROWS - 1 } });
     expect(second.screenMatch.text).toMatch(/^"notes\.txt" 0L, 0B written/);
     // Leaving the alternate screen, the lines take over again: vim's exit.
-    const quit = await rig.call('pty_write', {
+    const quit = await ctx.rig.call('pty_write', {
       id,
       input: [{ text: ':q' }, { key: 'Enter' }],
       wait: { timeoutMs: 10_000 },

@@ -1,33 +1,27 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScreenView } from '../../src/protocol/tool-results.js';
-import { ScreenRig, type TmuxOracle } from '../support/screen-rig.js';
+import { useScreenRig, type TmuxOracle } from '../support/screen-rig.js';
 
 jest.setTimeout(60_000);
 
 const ROWS = 12;
 const COLS = 60;
 
-let rig: ScreenRig;
-beforeEach(() => {
-  rig = new ScreenRig();
-});
-afterEach(async () => {
-  await rig.close();
-});
+const ctx = useScreenRig();
 
 describe('the screen agrees with tmux row for row', () => {
   it('vim: open, edit by named keys, :wq; the file is right on both sides', async () => {
-    const { ours, theirs } = rig.sides({ 'notes.txt': 'alpha\nbeta\ngamma\n' });
-    const id = await rig.spawn('vim', ['-u', 'NONE', '-N', 'notes.txt'], ROWS, COLS, ours);
-    const oracle = rig.oracle(theirs, ROWS, COLS, ['vim', '-u', 'NONE', '-N', 'notes.txt']);
-    const opened = await rig.settled(id, (s) => s.rows[0] === 'alpha', 'vim open');
+    const { ours, theirs } = ctx.rig.sides({ 'notes.txt': 'alpha\nbeta\ngamma\n' });
+    const id = await ctx.rig.spawn('vim', ['-u', 'NONE', '-N', 'notes.txt'], ROWS, COLS, ours);
+    const oracle = ctx.rig.oracle(theirs, ROWS, COLS, ['vim', '-u', 'NONE', '-N', 'notes.txt']);
+    const opened = await ctx.rig.settled(id, (s) => s.rows[0] === 'alpha', 'vim open');
     const tmuxOpened = await oracle.settled((r) => r[0] === 'alpha', 'vim open');
     expect(opened.alternateScreen).toBe(true);
     expect(opened.rows).toEqual(tmuxOpened);
 
-    await rig.call('pty_write', {
+    await ctx.rig.call('pty_write', {
       id,
       input: [
         { key: 'Down' },
@@ -45,12 +39,12 @@ describe('the screen agrees with tmux row for row', () => {
     // vim leaves insert mode once its escape timeout has passed: wait for the mode line to clear on both sides.
     const normalMode = (rows: readonly string[]) =>
       rows[1]?.includes('INSERTED') === true && !rows[ROWS - 1]?.includes('INSERT');
-    const edited = await rig.settled(id, (s) => normalMode(s.rows), 'vim edit');
+    const edited = await ctx.rig.settled(id, (s) => normalMode(s.rows), 'vim edit');
     const tmuxEdited = await oracle.settled(normalMode, 'vim edit');
     expect(edited.rows).toEqual(tmuxEdited);
     expect(edited.cursor).toMatchObject({ row: 1 });
 
-    await rig.call('pty_write', { id, input: [{ text: ':wq' }, { key: 'Enter' }] });
+    await ctx.rig.call('pty_write', { id, input: [{ text: ':wq' }, { key: 'Enter' }] });
     oracle.send([':wq', 'Enter']);
     const file = (dir: string) => readFileSync(join(dir, 'notes.txt'), 'utf8');
     await waitFor(
@@ -63,41 +57,41 @@ describe('the screen agrees with tmux row for row', () => {
 
   it('less: page down and search', async () => {
     const text = `${Array.from({ length: 200 }, (_, i) => `line ${i + 1} of the file`).join('\n')}\n`;
-    const { ours, theirs } = rig.sides({ 'long.txt': text });
-    const id = await rig.spawn('less', ['long.txt'], ROWS, COLS, ours);
-    const oracle = rig.oracle(theirs, ROWS, COLS, ['less', 'long.txt']);
+    const { ours, theirs } = ctx.rig.sides({ 'long.txt': text });
+    const id = await ctx.rig.spawn('less', ['long.txt'], ROWS, COLS, ours);
+    const oracle = ctx.rig.oracle(theirs, ROWS, COLS, ['less', 'long.txt']);
     const first = (rows: readonly string[]) => rows[0] === 'line 1 of the file';
-    expect((await rig.settled(id, (s) => first(s.rows), 'less open')).rows).toEqual(
+    expect((await ctx.rig.settled(id, (s) => first(s.rows), 'less open')).rows).toEqual(
       await oracle.settled(first, 'less open'),
     );
 
-    await rig.call('pty_write', { id, input: [{ key: 'PageDown' }] });
+    await ctx.rig.call('pty_write', { id, input: [{ key: 'PageDown' }] });
     oracle.send(['NPage']);
     const paged = (rows: readonly string[]) => rows[0] === 'line 12 of the file';
-    const ourPage = await rig.settled(id, (s) => paged(s.rows), 'less page down');
+    const ourPage = await ctx.rig.settled(id, (s) => paged(s.rows), 'less page down');
     expect(ourPage.rows).toEqual(await oracle.settled(paged, 'less page down'));
     expect(ourPage.alternateScreen).toBe(true);
 
-    await rig.call('pty_write', { id, input: [{ text: '/line 150 ' }, { key: 'Enter' }] });
+    await ctx.rig.call('pty_write', { id, input: [{ text: '/line 150 ' }, { key: 'Enter' }] });
     oracle.send(['/line 150 ', 'Enter']);
     const found = (rows: readonly string[]) => rows[0] === 'line 150 of the file';
-    expect((await rig.settled(id, (s) => found(s.rows), 'less search')).rows).toEqual(
+    expect((await ctx.rig.settled(id, (s) => found(s.rows), 'less search')).rows).toEqual(
       await oracle.settled(found, 'less search'),
     );
-    await rig.call('pty_write', { id, input: [{ text: 'q' }] });
+    await ctx.rig.call('pty_write', { id, input: [{ text: 'q' }] });
   });
 
   it('top: the header rows and column titles', async () => {
-    const id = await rig.spawn('top', [], ROWS, COLS);
-    const oracle = rig.oracle(rig.dir, ROWS, COLS, ['top']);
+    const id = await ctx.rig.spawn('top', [], ROWS, COLS);
+    const oracle = ctx.rig.oracle(ctx.rig.dir, ROWS, COLS, ['top']);
     const drawn = (rows: readonly string[]) => rows.some((r) => /^\s*PID USER/.test(r));
     // Only the shape: the numbers move between the two tops, and between two looks.
     const shape = (rows: readonly string[]) => rows.slice(0, 7).map((r) => r.replace(/[^A-Za-z%()/:]+/g, ' ').trim());
-    const ours = await rig.settled(id, (s) => drawn(s.rows), 'top', 15_000, 0);
+    const ours = await ctx.rig.settled(id, (s) => drawn(s.rows), 'top', 15_000, 0);
     const theirs = await oracle.settled(drawn, 'top', 15_000, 0);
     expect(shape(ours.rows)).toEqual(shape(theirs));
     expect(ours.rows.findIndex((r) => /^\s*PID USER/.test(r))).toBe(theirs.findIndex((r) => /^\s*PID USER/.test(r)));
-    await rig.call('pty_write', { id, input: [{ text: 'q' }] });
+    await ctx.rig.call('pty_write', { id, input: [{ text: 'q' }] });
   });
 
   it('a python curses program: boxes, positioned text and an arrow-key menu', async () => {
@@ -122,21 +116,21 @@ describe('the screen agrees with tmux row for row', () => {
       'curses.wrapper(main)',
       '',
     ].join('\n');
-    const { ours, theirs } = rig.sides({ 'menu.py': program });
-    const id = await rig.spawn('python3', ['menu.py'], ROWS, COLS, ours);
-    const oracle = rig.oracle(theirs, ROWS, COLS, ['python3', 'menu.py']);
+    const { ours, theirs } = ctx.rig.sides({ 'menu.py': program });
+    const id = await ctx.rig.spawn('python3', ['menu.py'], ROWS, COLS, ours);
+    const oracle = ctx.rig.oracle(theirs, ROWS, COLS, ['python3', 'menu.py']);
     const shown = (rows: readonly string[]) => rows.some((r) => r.includes('> apples'));
-    const first = await rig.settled(id, (s) => shown(s.rows), 'curses menu');
+    const first = await ctx.rig.settled(id, (s) => shown(s.rows), 'curses menu');
     expect(first.rows).toEqual(await oracle.settled(shown, 'curses menu'));
     expect(first.cursor.visible).toBe(false);
 
-    await rig.call('pty_write', { id, input: [{ key: 'Down', times: 2 }, { key: 'Up' }] });
+    await ctx.rig.call('pty_write', { id, input: [{ key: 'Down', times: 2 }, { key: 'Up' }] });
     oracle.send(['Down', 'Down', 'Up']);
     const moved = (rows: readonly string[]) => rows.some((r) => r.includes('> pears'));
-    expect((await rig.settled(id, (s) => moved(s.rows), 'curses menu moved')).rows).toEqual(
+    expect((await ctx.rig.settled(id, (s) => moved(s.rows), 'curses menu moved')).rows).toEqual(
       await oracle.settled(moved, 'curses menu moved'),
     );
-    await rig.call('pty_write', { id, input: [{ text: 'q' }] });
+    await ctx.rig.call('pty_write', { id, input: [{ text: 'q' }] });
   });
 
   it('a flood of colored, wide and combining lines, first read once it is over, shows what tmux shows', async () => {
@@ -197,18 +191,18 @@ describe('the screen agrees with tmux row for row', () => {
 
   it('a shell prompt after clear', async () => {
     const shell = ['bash', '--norc', '--noprofile', '-i'];
-    const id = await rig.spawn(shell[0]!, shell.slice(1), ROWS, COLS);
-    const oracle = rig.oracle(rig.dir, ROWS, COLS, shell);
+    const id = await ctx.rig.spawn(shell[0]!, shell.slice(1), ROWS, COLS);
+    const oracle = ctx.rig.oracle(ctx.rig.dir, ROWS, COLS, shell);
     const prompt = (rows: readonly string[]) => rows.some((r) => /[$#]$/.test(r));
-    await rig.settled(id, (s) => prompt(s.rows), 'bash prompt');
+    await ctx.rig.settled(id, (s) => prompt(s.rows), 'bash prompt');
     await oracle.settled(prompt, 'bash prompt');
     for (const line of ['seq 1 30', 'clear', 'echo after clear']) {
-      await rig.call('pty_write', { id, input: [{ text: line }, { key: 'Enter' }] });
+      await ctx.rig.call('pty_write', { id, input: [{ text: line }, { key: 'Enter' }] });
       oracle.send([line], true);
       oracle.send(['Enter']);
     }
     const done = (rows: readonly string[]) => rows[1] === 'after clear' && /[$#]$/.test(rows[2] ?? '');
-    const ourScreen = await rig.settled(id, (s) => done(s.rows), 'cleared shell');
+    const ourScreen = await ctx.rig.settled(id, (s) => done(s.rows), 'cleared shell');
     expect(ourScreen.rows).toEqual(await oracle.settled(done, 'cleared shell'));
     expect(ourScreen.alternateScreen).toBe(false);
   });
@@ -225,10 +219,10 @@ async function pythonOnBoth(
   timeoutMs = 15_000,
 ): Promise<{ ours: ScreenView; tmux: string[]; oracle: TmuxOracle }> {
   const program = ['python3', '-c', lines.join('\n')];
-  const id = await rig.spawn(program[0]!, program.slice(1), ROWS, COLS);
-  const oracle = rig.oracle(rig.dir, ROWS, COLS, program);
-  await rig.call('pty_read', { id, limit: 1, wait: { pattern: 'done$', timeoutMs } });
-  const ours = await rig.settled(id, (s) => done(s.rows), what, timeoutMs);
+  const id = await ctx.rig.spawn(program[0]!, program.slice(1), ROWS, COLS);
+  const oracle = ctx.rig.oracle(ctx.rig.dir, ROWS, COLS, program);
+  await ctx.rig.call('pty_read', { id, limit: 1, wait: { pattern: 'done$', timeoutMs } });
+  const ours = await ctx.rig.settled(id, (s) => done(s.rows), what, timeoutMs);
   return { ours, tmux: await oracle.settled(done, what, timeoutMs), oracle };
 }
 

@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { sleep } from '../../src/testkit/waits.js';
-import { ScreenRig } from '../support/screen-rig.js';
+import { useScreenRig } from '../support/screen-rig.js';
 
 jest.setTimeout(90_000);
 
-let rig: ScreenRig;
-beforeEach(() => {
-  rig = new ScreenRig();
-});
-afterEach(async () => {
-  await rig.close();
-});
+const ctx = useScreenRig();
 
 async function linesUntil(
   id: string,
@@ -20,7 +14,7 @@ async function linesUntil(
 ): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const read = await rig.call('pty_read', { id, tail: true, limit: 2_000, screen: false });
+    const read = await ctx.rig.call('pty_read', { id, tail: true, limit: 2_000, screen: false });
     const lines = (read.lines as { text: string }[]).map((l) => l.text);
     if (done(lines)) return lines;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(lines.slice(-10))}`);
@@ -95,68 +89,70 @@ describe('named keys reach the program as a terminal sends them', () => {
     ['normal', 1],
     ['app', 2],
   ] as const)('every name, %s cursor key mode, as a raw-mode reader receives it', async (mode, column) => {
-    const id = await rig.spawn('python3', ['-c', RAW_READER, mode], 24, 80);
+    const id = await ctx.rig.spawn('python3', ['-c', RAW_READER, mode], 24, 80);
     await linesUntil(id, (l) => l.includes('READY'), 'the reader');
     const input = EXPECTED_KEYS.flatMap(([name]) => [{ text: '<' }, { key: name }, { text: '>' }]);
-    await rig.call('pty_write', { id, input: [...input, { text: '.' }] });
+    await ctx.rig.call('pty_write', { id, input: [...input, { text: '.' }] });
     const lines = await linesUntil(id, (l) => l.includes('DONE'), 'every key');
     const received = lines.filter((l) => l.startsWith('KEY ')).map((l) => l.slice(4));
     expect(received).toEqual(EXPECTED_KEYS.map((k) => k[column]));
   });
 
   it('the prompt names the keys and shows the exact bytes', async () => {
-    const id = await rig.spawn('cat', [], 24, 80);
-    await rig.call('pty_write', { id, input: [{ text: 'ab' }, { key: 'C-c' }] });
-    const prompt = rig.asked.at(-1)!;
+    const id = await ctx.rig.spawn('cat', [], 24, 80);
+    await ctx.rig.call('pty_write', { id, input: [{ text: 'ab' }, { key: 'C-c' }] });
+    const prompt = ctx.rig.asked.at(-1)!;
     expect(prompt.title).toContain('"ab" <C-c> (bytes: ab\\x03)');
     expect(prompt.metadata).toMatchObject({ keys: '"ab" <C-c>', bytes: 'ab\\x03', byteCount: 3 });
     expect(prompt.patterns).toEqual(['pty_write ab\\x03']);
   });
 
   it('refuses unknown keys, data with input, and an empty write, with the reason and nothing written', async () => {
-    const id = await rig.spawn('cat', [], 24, 80);
-    const asked = rig.asked.length;
-    await expect(rig.call('pty_write', { id, input: [{ key: 'Ctrl-C' }] })).rejects.toThrow(
+    const id = await ctx.rig.spawn('cat', [], 24, 80);
+    const asked = ctx.rig.asked.length;
+    await expect(ctx.rig.call('pty_write', { id, input: [{ key: 'Ctrl-C' }] })).rejects.toThrow(
       /key "Ctrl-C" is not a key name\. Known keys: Enter, Tab/,
     );
-    await expect(rig.call('pty_write', { id, data: 'x', input: [{ text: 'y' }] })).rejects.toThrow(
+    await expect(ctx.rig.call('pty_write', { id, data: 'x', input: [{ text: 'y' }] })).rejects.toThrow(
       /either data .* or input .*, not both/,
     );
-    await expect(rig.call('pty_write', { id })).rejects.toThrow(/nothing to do/);
-    await expect(rig.call('pty_write', { id, input: [{ text: 'a', key: 'Enter' }] })).rejects.toThrow(
+    await expect(ctx.rig.call('pty_write', { id })).rejects.toThrow(/nothing to do/);
+    await expect(ctx.rig.call('pty_write', { id, input: [{ text: 'a', key: 'Enter' }] })).rejects.toThrow(
       /exactly one of "text" or "key"/,
     );
-    await expect(rig.call('pty_write', { id, input: [{ key: 'Up', times: 1000 }] })).rejects.toThrow(/from 1 to 100/);
-    expect(rig.asked.length).toBe(asked);
-    expect((await rig.call('pty_read', { id })).totalLines).toBe(0);
+    await expect(ctx.rig.call('pty_write', { id, input: [{ key: 'Up', times: 1000 }] })).rejects.toThrow(
+      /from 1 to 100/,
+    );
+    expect(ctx.rig.asked.length).toBe(asked);
+    expect((await ctx.rig.call('pty_read', { id })).totalLines).toBe(0);
   });
 });
 
 describe('the screen in pty_read', () => {
   it('comes by itself while less is on the alternate screen, says so, and goes when less quits', async () => {
-    const id = await rig.spawn('bash', ['-c', 'seq 1 100 | less; echo back in the log'], 10, 40);
-    const first = await rig.settled(id, (s) => s.rows[0] === '1', 'less');
+    const id = await ctx.rig.spawn('bash', ['-c', 'seq 1 100 | less; echo back in the log'], 10, 40);
+    const first = await ctx.rig.settled(id, (s) => s.rows[0] === '1', 'less');
     expect(first.alternateScreen).toBe(true);
-    const plain = await rig.call('pty_read', { id });
+    const plain = await ctx.rig.call('pty_read', { id });
     expect(plain.screen.rows).toEqual(first.rows);
     expect(plain.screenNote).toMatch(/alternate screen/);
     expect(plain.lines).toBeDefined();
-    expect((await rig.call('pty_read', { id, screen: false })).screen).toBeUndefined();
-    await rig.call('pty_write', { id, input: [{ text: 'q' }] });
+    expect((await ctx.rig.call('pty_read', { id, screen: false })).screen).toBeUndefined();
+    await ctx.rig.call('pty_write', { id, input: [{ text: 'q' }] });
     await linesUntil(id, (l) => l.includes('back in the log'), 'less to quit');
-    const after = await rig.call('pty_read', { id });
+    const after = await ctx.rig.call('pty_read', { id });
     expect(after.screen).toBeUndefined();
-    expect((await rig.call('pty_read', { id, screen: true })).screen.alternateScreen).toBe(false);
+    expect((await ctx.rig.call('pty_read', { id, screen: true })).screen.alternateScreen).toBe(false);
   });
 
   it('screen: true refuses line options, and reads after the program ended', async () => {
-    const id = await rig.spawn('printf', ['\\033]2;done title\\007hello\\n'], 5, 20);
-    await expect(rig.call('pty_read', { id, screen: true, tail: true })).rejects.toThrow(
+    const id = await ctx.rig.spawn('printf', ['\\033]2;done title\\007hello\\n'], 5, 20);
+    await expect(ctx.rig.call('pty_read', { id, screen: true, tail: true })).rejects.toThrow(
       /screen: true .* takes no tail/,
     );
     await linesUntil(id, (l) => l.includes('hello'), 'printf');
     await sleep(200);
-    const read = await rig.call('pty_read', { id, screen: true });
+    const read = await ctx.rig.call('pty_read', { id, screen: true });
     expect(read.screen).toMatchObject({
       rows: ['hello', '', '', '', ''],
       title: 'done title',
@@ -168,27 +164,27 @@ describe('the screen in pty_read', () => {
 
 describe('live resize', () => {
   it('stty size inside reports the new size; no prompt for a resize alone', async () => {
-    const id = await rig.spawn('bash', ['--norc', '--noprofile'], 24, 80);
-    const asked = rig.asked.length;
-    const result = await rig.call('pty_write', { id, resize: { rows: 33, cols: 101 } });
+    const id = await ctx.rig.spawn('bash', ['--norc', '--noprofile'], 24, 80);
+    const asked = ctx.rig.asked.length;
+    const result = await ctx.rig.call('pty_write', { id, resize: { rows: 33, cols: 101 } });
     expect(result).toMatchObject({ bytesWritten: 0, size: { rows: 33, cols: 101 } });
-    expect(rig.asked.length).toBe(asked);
-    await rig.call('pty_write', { id, data: 'stty size\n' });
+    expect(ctx.rig.asked.length).toBe(asked);
+    await ctx.rig.call('pty_write', { id, data: 'stty size\n' });
     await linesUntil(id, (l) => l.includes('33 101'), 'stty size');
-    expect((await rig.screen(id)).size).toEqual({ rows: 33, cols: 101 });
+    expect((await ctx.rig.screen(id)).size).toEqual({ rows: 33, cols: 101 });
   });
 
   it('the program gets SIGWINCH: vim redraws to the new size, as tmux shows it', async () => {
-    const { ours, theirs } = rig.sides({ 'notes.txt': 'one\ntwo\nthree\n' });
-    const id = await rig.spawn('vim', ['-u', 'NONE', '-N', 'notes.txt'], 8, 40, ours);
-    const oracle = rig.oracle(theirs, 8, 40, ['vim', '-u', 'NONE', '-N', 'notes.txt']);
-    await rig.settled(id, (s) => s.rows[0] === 'one', 'vim');
+    const { ours, theirs } = ctx.rig.sides({ 'notes.txt': 'one\ntwo\nthree\n' });
+    const id = await ctx.rig.spawn('vim', ['-u', 'NONE', '-N', 'notes.txt'], 8, 40, ours);
+    const oracle = ctx.rig.oracle(theirs, 8, 40, ['vim', '-u', 'NONE', '-N', 'notes.txt']);
+    await ctx.rig.settled(id, (s) => s.rows[0] === 'one', 'vim');
     await oracle.settled((r) => r[0] === 'one', 'vim');
-    await rig.call('pty_write', { id, resize: { rows: 14, cols: 50 } });
+    await ctx.rig.call('pty_write', { id, resize: { rows: 14, cols: 50 } });
     oracle.resize(14, 50);
     const redrawn = (rows: readonly string[]) =>
       rows.length === 14 && rows[13]!.includes('notes.txt') === false && rows[12] === '~';
-    const ourScreen = await rig.settled(id, (s) => redrawn(s.rows), 'vim redraw');
+    const ourScreen = await ctx.rig.settled(id, (s) => redrawn(s.rows), 'vim redraw');
     expect(ourScreen.size).toEqual({ rows: 14, cols: 50 });
     expect(ourScreen.rows).toEqual(await oracle.settled(redrawn, 'vim redraw'));
   });
@@ -206,35 +202,35 @@ describe('live resize', () => {
       'sys.stdin.readline()',
     ].join('\n');
     const program = ['python3', '-c', script];
-    const id = await rig.spawn(program[0]!, program.slice(1), 8, 40);
-    const oracle = rig.oracle(rig.dir, 8, 40, program);
+    const id = await ctx.rig.spawn(program[0]!, program.slice(1), 8, 40);
+    const oracle = ctx.rig.oracle(ctx.rig.dir, 8, 40, program);
     const ready = (rows: readonly string[]) => rows.includes('ready');
-    await rig.settled(id, (s) => ready(s.rows), 'ready');
+    await ctx.rig.settled(id, (s) => ready(s.rows), 'ready');
     await oracle.settled(ready, 'ready');
-    await rig.call('pty_write', { id, resize: { rows: 10, cols: 40 } });
+    await ctx.rig.call('pty_write', { id, resize: { rows: 10, cols: 40 } });
     oracle.resize(10, 40);
-    await rig.call('pty_write', { id, input: [{ key: 'Enter' }] });
+    await ctx.rig.call('pty_write', { id, input: [{ key: 'Enter' }] });
     oracle.send(['Enter']);
     // No screen read during the flood: the first one after it restarts past the dropped output.
-    await rig.call('pty_read', { id, limit: 1, wait: { pattern: ' done$', timeoutMs: 30_000 } });
+    await ctx.rig.call('pty_read', { id, limit: 1, wait: { pattern: ' done$', timeoutMs: 30_000 } });
     const done = (rows: readonly string[]) => rows.some((r) => r.endsWith(' done'));
-    const ourScreen = await rig.settled(id, (s) => done(s.rows), 'redraw', 30_000);
+    const ourScreen = await ctx.rig.settled(id, (s) => done(s.rows), 'redraw', 30_000);
     // The whole screen scrolled (the region went with the resize): the last ten of the eleven lines show.
     expect(ourScreen.rows[0]).toBe('2');
     expect(ourScreen.rows).toEqual(await oracle.settled(done, 'redraw', 30_000));
   });
 
   it('refuses sizes out of bounds and an ended PTY, changing nothing', async () => {
-    const id = await rig.spawn('true', [], 24, 80);
-    await expect(rig.call('pty_write', { id, resize: { rows: 0, cols: 80 } })).rejects.toThrow(
+    const id = await ctx.rig.spawn('true', [], 24, 80);
+    await expect(ctx.rig.call('pty_write', { id, resize: { rows: 0, cols: 80 } })).rejects.toThrow(
       /resize\.rows: must be at least 1/,
     );
-    await expect(rig.call('pty_write', { id, resize: { rows: 24, cols: 1001 } })).rejects.toThrow(
+    await expect(ctx.rig.call('pty_write', { id, resize: { rows: 24, cols: 1001 } })).rejects.toThrow(
       /resize\.cols: must be at most 1000/,
     );
     await linesUntil(id, () => true, 'start');
-    for (let i = 0; i < 100 && (await rig.call('pty_list', {})).ptys[0].status === 'running'; i++) await sleep(50);
-    await expect(rig.call('pty_write', { id, resize: { rows: 30, cols: 80 } })).rejects.toThrow(
+    for (let i = 0; i < 100 && (await ctx.rig.call('pty_list', {})).ptys[0].status === 'running'; i++) await sleep(50);
+    await expect(ctx.rig.call('pty_write', { id, resize: { rows: 30, cols: 80 } })).rejects.toThrow(
       /takes no input|only a running terminal/,
     );
   });
@@ -248,24 +244,24 @@ describe('laziness', () => {
   const LINES = 80_000;
 
   it('a flood of several MiB, then a screen read: the restart point after it is found and the screen is whole', async () => {
-    const id = await rig.spawn(
+    const id = await ctx.rig.spawn(
       'python3',
       ['-c', flood(LINES, 'sys.stdout.write("\\x1b[H\\x1b[2JFINAL SCREEN\\nsecond row")')],
       6,
       60,
     );
     // Started before the flood, then left behind by it.
-    await rig.screen(id);
+    await ctx.rig.screen(id);
     await linesUntil(id, (l) => l.at(-1) === 'second row', 'the flood', 60_000);
-    const screen = await rig.screen(id);
+    const screen = await ctx.rig.screen(id);
     expect(screen.rows).toEqual(['FINAL SCREEN', 'second row', '', '', '', '']);
     expect(screen.incomplete).toBe(false);
   });
 
   it('a flood with no reset point after the header is flagged incomplete', async () => {
-    const id = await rig.spawn('python3', ['-c', flood(LINES, 'sys.stdout.write("tail end")')], 6, 60);
+    const id = await ctx.rig.spawn('python3', ['-c', flood(LINES, 'sys.stdout.write("tail end")')], 6, 60);
     await linesUntil(id, (l) => l.at(-1) === 'tail end', 'the flood', 60_000);
-    const read = await rig.call('pty_read', { id, screen: true });
+    const read = await ctx.rig.call('pty_read', { id, screen: true });
     expect(read.screen.incomplete).toBe(true);
     expect(read.screen.note).toMatch(/parts drawn earlier may be missing/);
     expect(read.screen.rows.at(-1)).toBe('tail end');
@@ -273,12 +269,12 @@ describe('laziness', () => {
 
   it('ingest is as fast with the screen in use as without (the emulator is not in the ingest path)', async () => {
     const timeFlood = async (withScreen: boolean) => {
-      const id = await rig.spawn('python3', ['-c', flood(LINES, 'sys.stdout.write("END")')], 24, 80);
-      if (withScreen) await rig.screen(id);
+      const id = await ctx.rig.spawn('python3', ['-c', flood(LINES, 'sys.stdout.write("END")')], 24, 80);
+      if (withScreen) await ctx.rig.screen(id);
       const start = Date.now();
       await linesUntil(id, (l) => l.at(-1) === 'END', 'the flood', 60_000);
       const ms = Date.now() - start;
-      await rig.call('pty_kill', { id, cleanup: true });
+      await ctx.rig.call('pty_kill', { id, cleanup: true });
       return ms;
     };
     const runs = process.env.LPTY_FLOOD_RUNS === undefined ? 2 : Number(process.env.LPTY_FLOOD_RUNS);

@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,24 @@ const RESULT_SCHEMAS: Record<string, z.ZodType> = {
 };
 
 /** The real core behind the real tool definitions (schemas included), a project dir, and every prompt recorded and allowed. */
+/** A fresh rig for each test of the file, closed after it (its PTYs and tmux servers ended): `ctx.rig`. */
+export function useScreenRig(): { readonly rig: ScreenRig } {
+  let current: ScreenRig | undefined;
+  beforeEach(() => {
+    current = new ScreenRig();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    get rig(): ScreenRig {
+      if (current === undefined) throw new Error('no screen rig outside a test');
+      return current;
+    },
+  };
+}
+
 export class ScreenRig {
   readonly dir = realpathSync(mkdtempSync(join(tmpdir(), 'lpty-screen-')));
   readonly asked: PermissionRequest[] = [];
