@@ -317,6 +317,11 @@ export const SCREEN_IDLE_CATCHUP_MS = 250;
  * sent before those are answered get none (a terminal answers each, but a program that floods them waits for none).
  */
 export const MAX_PENDING_TERMINAL_QUERIES = 8;
+/**
+ * How long a write waits for the answers to the terminal queries the program sent before it (a terminal answers at
+ * once, so they come before anything typed after): a program that floods queries must not hold typing up for good.
+ */
+export const MAX_ANSWER_WAIT_MS = 1_000;
 /** Between two rounds of answers to a program's terminal queries (each round runs `stty -a` for the input mode). */
 export const MIN_QUERY_ROUND_GAP_MS = 50;
 /** How long `stty` may take to resize the terminal. */

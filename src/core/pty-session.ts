@@ -20,7 +20,7 @@ import { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { TerminalAnswers } from './terminal-answers.js';
 import { CursorMarks } from './cursor-marks.js';
-import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS } from '../limits.js';
+import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS, MAX_ANSWER_WAIT_MS } from '../limits.js';
 import { idleBufferIngest, intoBuffer } from '../operators/into-buffer.js';
 import { handlerSubscriberShapes, tapHandler, type EventHandler } from '../operators/tap-handler.js';
 import { Multicast } from '../streams/multicast.js';
@@ -278,6 +278,7 @@ export class PtySession implements EventHandler<PtyEvent> {
   }
 
   async write(bytes: Buffer): Promise<number> {
+    await this.answers.answered(MAX_ANSWER_WAIT_MS);
     const handle = await this.checkInput(bytes);
     const written = await handle.write(bytes);
     this.pendingLineBytes = longestLine(this.pendingLineBytes, bytes).pendingAfter;

@@ -61,6 +61,27 @@ export class TerminalAnswers {
       });
   }
 
+  /**
+   * Settles once every query seen so far is answered (no round under way or due), or after `boundMs`. A terminal
+   * answers as a query arrives, before anything typed after it: a write waits for this first, or the answer lands in
+   * the middle of the keys (vim took a late cursor report typed after `:w` for two F3 keys, and wrote to a file named
+   * `<F3><F3>`).
+   */
+  async answered(boundMs: number): Promise<void> {
+    if (this.round === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<true>((resolve) => {
+      timer = setTimeout(() => resolve(true), boundMs);
+    });
+    try {
+      while (this.round !== undefined) {
+        if (await Promise.race([this.round.then(() => false), expired])) return;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Settles when no round is under way (tests). */
   get settled(): Promise<void> {
     return this.round ?? Promise.resolve();

@@ -39,6 +39,37 @@ describe('TerminalAnswers', () => {
     expect(p.written).toEqual(['\u001b[0n\u001b[5;10R\u001b[?1;2c\u001b[>0;276;0c']);
   });
 
+  it('answered(): settles once every query seen is answered, the next round included, or at its bound', async () => {
+    const p = port(true);
+    const answers = new TerminalAnswers(p.fake, (err) => {
+      throw err;
+    });
+    await answers.answered(10_000);
+    p.pending.push('cursor');
+    answers.note();
+    // A query that comes during the round is answered by the next one, which answered() waits for too.
+    await new Promise((resolve) => setImmediate(resolve));
+    p.pending.push('cursor');
+    answers.note();
+    let settled = false;
+    const waiting = answers.answered(10_000).then(() => (settled = true));
+    p.release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([settled, p.written.length]).toEqual([false, 1]);
+    // The next round starts after the gap and waits for the cursor again.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    p.release();
+    await waiting;
+    expect(p.written).toHaveLength(2);
+    // A round that never ends holds a write up for the bound only.
+    p.pending.push('cursor');
+    answers.note();
+    const started = performance.now();
+    await answers.answered(50);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(p.written).toHaveLength(2);
+  });
+
   it('answers queries that came during a round in the next round, after it', async () => {
     const p = port(true);
     const answers = new TerminalAnswers(p.fake, (err) => {

@@ -128,6 +128,33 @@ describe('named keys reach the program as a terminal sends them', () => {
   });
 });
 
+describe('answers to terminal queries', () => {
+  it('come before anything typed after the query arrived, as a terminal answers at once', async () => {
+    // Asks for the cursor and prompts in one write, then reports every byte it reads, in order.
+    const asker = [
+      'import os, sys, tty, time',
+      'tty.setraw(0)',
+      "os.write(1, b'\\x1b[6nready> ')",
+      "got = b''",
+      'end = time.time() + 1.5',
+      'while time.time() < end and not got.endswith(b"abc"):',
+      '    got += os.read(0, 64)',
+      "os.write(1, b'\\r\\ngot ' + repr(got).encode() + b'\\r\\n')",
+    ].join('\n');
+    const { id } = await ctx.rig.call('pty_spawn', {
+      command: 'python3',
+      args: ['-c', asker],
+      rows: 5,
+      cols: 60,
+      description: 'query order',
+      wait: { pattern: 'ready> $' },
+    });
+    // At once, as an agent types after seeing the prompt: the answer is still being worked out (stty, the screen).
+    const typed = await ctx.rig.call('pty_write', { id, data: 'abc', wait: { pattern: '^got ' } });
+    expect(typed.match.text).toBe("got b'\\x1b[1;8Rabc'");
+  });
+});
+
 describe('the screen in pty_read', () => {
   it('comes by itself while less is on the alternate screen, says so, and goes when less quits', async () => {
     const id = await ctx.rig.spawn('bash', ['-c', 'seq 1 100 | less; echo back in the log'], 10, 40);
