@@ -5,6 +5,14 @@ import { BoundedMap } from './bounded-map.js';
 /** What a cursor is handed out on: where the finished lines end, and the unfinished line's text. */
 export type CursorLines = Pick<ScannedLines, 'completedLines' | 'partialTail'>;
 
+/** The rows a full-screen program showed when a cursor was handed out (undefined: it was not on the alternate screen). */
+export type ScreenRowsNow = () => Promise<readonly string[] | undefined> | undefined;
+
+/** Where a wait from a cursor begins: the output's mark, and the screen then, when a full-screen program showed. */
+export interface CursorMark extends OutputMark {
+  readonly screenRows?: Promise<readonly string[] | undefined>;
+}
+
 /**
  * The cursors handed out for one PTY, with the unfinished line's text as it stood when a cursor pointed at that line
  * (the newest MAX_CURSOR_MARKS such lines): a wait from a cursor then counts what came since the cursor exactly as a
@@ -13,10 +21,11 @@ export type CursorLines = Pick<ScannedLines, 'completedLines' | 'partialTail'>;
  */
 export class CursorMarks {
   /** By mark number: the line and what it held when a cursor on it was handed out. */
-  private readonly marks = new BoundedMap<number, { readonly line: number; readonly partialTail: string }>(
-    MAX_CURSOR_MARKS,
-  );
+  private readonly marks = new BoundedMap<number, CursorMark>(MAX_CURSOR_MARKS);
   private lastMark = 0;
+
+  /** `screenRows`: the screen's rows now, read only while a full-screen program is on the alternate screen. */
+  constructor(private readonly screenRows: ScreenRowsNow = () => undefined) {}
 
   /**
    * The cursor for line `line`: `L<line>`, and `.<mark>` when it is the unfinished line and holds something, which
@@ -25,11 +34,12 @@ export class CursorMarks {
    * after).
    */
   handOut(lines: CursorLines, line: number): string {
-    if (line !== lines.completedLines + 1) return `L${line}`;
-    const partialTail = lines.partialTail(MAX_PARTIAL_MATCH_CHARS);
-    if (partialTail === '') return `L${line}`;
+    const partialTail = line === lines.completedLines + 1 ? lines.partialTail(MAX_PARTIAL_MATCH_CHARS) : '';
+    // On the alternate screen the lines stand still: the screen is what a wait from the cursor compares with.
+    const screenRows = this.screenRows();
+    if (partialTail === '' && screenRows === undefined) return `L${line}`;
     this.lastMark++;
-    this.marks.set(this.lastMark, { line, partialTail });
+    this.marks.set(this.lastMark, screenRows === undefined ? { line, partialTail } : { line, partialTail, screenRows });
     return `L${line}.${this.lastMark}`;
   }
 
@@ -37,9 +47,9 @@ export class CursorMarks {
    * Where a wait from `cursor` (checked by cursorLine) begins. A cursor with no mark, or one whose mark was forgotten
    * (the newest MAX_CURSOR_MARKS are kept), counts all of its line.
    */
-  markAt(cursor: string, line: number): OutputMark {
+  markAt(cursor: string, line: number): CursorMark {
     const dot = cursor.indexOf('.');
     const mark = dot < 0 ? undefined : this.marks.get(Number(cursor.slice(dot + 1)));
-    return { line, partialTail: mark?.line === line ? mark.partialTail : '' };
+    return mark?.line === line ? mark : { line, partialTail: '' };
   }
 }

@@ -84,7 +84,14 @@ export interface StopOutcome {
 export class PtySession implements EventHandler<PtyEvent> {
   readonly buffer = new OutputBuffer();
   /** The cursors handed out for this PTY's output (see CursorMarks). */
-  readonly cursors = new CursorMarks();
+  readonly cursors = new CursorMarks(() =>
+    this.screen.alternateScreenActive()
+      ? this.screen.snapshot().then(
+          (snapshot) => snapshot.rows,
+          () => undefined,
+        )
+      : undefined,
+  );
   status: PtyStatus = 'starting';
   exitCode: number | null = null;
   /** Node's signal for script itself, or the conventional name inferred from 128+n. */

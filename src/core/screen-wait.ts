@@ -3,32 +3,35 @@ import { MAX_SCREEN_LOOKS_WAITING } from '../limits.js';
 import type { LinearPattern } from '../patterns/linear-pattern.js';
 import { runInTurn } from '../operators/run-in-turn.js';
 import { type ScreenRowMatch, ScreenRowScanner } from '../screen/screen-row-scanner.js';
+import type { CursorMark } from './cursor-marks.js';
 import type { PtySession } from './pty-session.js';
 
 /**
  * A wait's matches on the screen: while a full-screen program is on the alternate screen, whose drawing the lines
  * leave out, the rows that changed since the wait began are tested after each chunk of output, on the screen as that
  * chunk left it, one screen read at a time (runInTurn, so a row drawn and changed again by the next chunk is seen even
- * when the emulator is behind). Nothing runs for a program that never enters the alternate screen. `fromCursor`: the wait counts
- * output from before the call (a cursor's), which the screen cannot tell apart, so every row counts and the screen is
- * looked at once at the start.
+ * when the emulator is behind). Nothing runs for a program that never enters the alternate screen. `fromCursor`
+ * given: the wait counts output from before the call (a cursor's, or a spawn's from its start): the screen is looked at once at
+ * the start, compared with the rows the cursor was handed out on (CursorMarks), or, without them, every row counts.
  */
 export function screenMatches(
   session: PtySession,
   pattern: LinearPattern,
-  fromCursor: boolean,
+  fromCursor: CursorMark | undefined,
 ): Observable<ScreenRowMatch> {
   return defer(() => {
     const { screen } = session;
     // Read as the wait begins, in the same run as the call's act: its answer arrives in a later turn of the loop
     // (a pipe's read), and reads are served in order, so this is the screen before it. What shows now is no answer.
     const baseline: Promise<readonly string[] | undefined> =
-      screen.alternateScreenActive() && !fromCursor
-        ? screen.snapshot().then(
-            (snapshot) => snapshot.rows,
-            () => undefined,
-          )
-        : Promise.resolve(undefined);
+      fromCursor !== undefined
+        ? (fromCursor.screenRows ?? Promise.resolve(undefined))
+        : screen.alternateScreenActive()
+          ? screen.snapshot().then(
+              (snapshot) => snapshot.rows,
+              () => undefined,
+            )
+          : Promise.resolve(undefined);
     let scanner: ScreenRowScanner | undefined;
     const look = async (end: number): Promise<ScreenRowMatch | undefined> => {
       scanner ??= new ScreenRowScanner(pattern, await baseline);
@@ -36,7 +39,7 @@ export function screenMatches(
     };
     return session.activity$.pipe(
       filter((activity) => activity.kind === 'output'),
-      startWith(...(fromCursor ? [undefined] : [])),
+      startWith(...(fromCursor !== undefined ? [undefined] : [])),
       filter(() => screen.alternateScreenActive()),
       // Where the chunk ended: the screen is read as it left it.
       map(() => session.buffer.totalRawChars),

@@ -24,6 +24,7 @@ import { markOf, OutputScanner, type OutputMark, type OutputMatch } from '../pat
 import type { WaitReport } from '../protocol/tool-results.js';
 import type { WaitInput } from '../protocol/wait-schema.js';
 import type { ScreenRowMatch } from '../screen/screen-row-scanner.js';
+import type { CursorMark } from './cursor-marks.js';
 import { ALTERNATE_NOTE, screenIfFullScreen } from './screen-read.js';
 import { screenMatches } from './screen-wait.js';
 import type { PtySession } from './pty-session.js';
@@ -79,7 +80,7 @@ export function startWait(
   session: PtySession,
   spec: WaitSpec,
   signal: AbortSignal | undefined,
-  options: { mark?: OutputMark; maxLines?: number; scheduler?: SchedulerLike } = {},
+  options: { mark?: CursorMark; maxLines?: number; scheduler?: SchedulerLike } = {},
 ): PendingWait {
   const { buffer } = session;
   const mark = options.mark ?? markOf(buffer);
@@ -98,7 +99,7 @@ export function startWait(
       .pipe(
         waitFor<WaitMatchFound>({
           ...(scanner ? { scanner } : {}),
-          ...(spec.pattern ? { matches$: screenMatches(session, spec.pattern, options.mark !== undefined) } : {}),
+          ...(spec.pattern ? { matches$: screenMatches(session, spec.pattern, options.mark) } : {}),
           outputBefore: options.mark !== undefined && outputSince(buffer, mark),
           ...(spec.quietMs === undefined ? {} : { quietMs: spec.quietMs }),
           timeoutMs: spec.timeoutMs,

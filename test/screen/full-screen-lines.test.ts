@@ -1,6 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep } from '../../src/testkit/waits.js';
 import { useScreenRig } from '../support/screen-rig.js';
 
 jest.setTimeout(60_000);
@@ -79,6 +80,22 @@ describe('a full-screen program in the line log and in waits', () => {
     const second = await ctx.rig.call('pty_write', { id, input: [{ text: ':w' }, { key: 'Enter' }], wait: written });
     expect(second).toMatchObject({ reason: 'match', screenMatch: { screenRow: ROWS - 1 } });
     expect(second.screenMatch.text).toMatch(/^"notes\.txt" 0L, 0B written/);
+    // From a cursor: what came after it counts, what showed when it was handed out does not, the call's start apart.
+    const typed = await ctx.rig.call('pty_write', { id, input: [{ text: ':echo "pong"' }, { key: 'Enter' }] });
+    await sleep(300);
+    const late = await ctx.rig.call('pty_read', {
+      id,
+      cursor: typed.cursor,
+      wait: { pattern: 'pong', timeoutMs: 5_000 },
+    });
+    expect(late).toMatchObject({ reason: 'match', screenMatch: { screenRow: ROWS - 1, text: 'pong' } });
+    expect(late.waitedMs).toBeLessThan(1_000);
+    const shown = await ctx.rig.call('pty_read', {
+      id,
+      cursor: late.cursor,
+      wait: { pattern: 'pong', timeoutMs: 300 },
+    });
+    expect(shown.reason).toBe('timeout');
     // Leaving the alternate screen, the lines take over again: vim's exit.
     const quit = await ctx.rig.call('pty_write', {
       id,
