@@ -37,4 +37,17 @@ describe('CursorMarks', () => {
     // A mark given with another line than its own is not taken for it.
     expect(cursors.markAt(handed[1] as string, 3).partialTail).toBe('');
   });
+
+  it('keeps the screen a cursor was handed out on while a full-screen program shows, on any line', async () => {
+    let rows: Promise<readonly string[] | undefined> | undefined;
+    const cursors = new CursorMarks(() => rows);
+    expect(cursors.handOut(at(2, ''), 3)).toBe('L3');
+    rows = Promise.resolve(['~', 'written']);
+    const onScreen = cursors.handOut(at(2, ''), 3);
+    expect(onScreen).toBe('L3.1');
+    const mark = cursors.markAt(onScreen, 3);
+    expect(mark).toMatchObject({ line: 3, partialTail: '' });
+    expect(await mark.screenRows).toEqual(['~', 'written']);
+    expect(cursors.markAt('L3', 3).screenRows).toBeUndefined();
+  });
 });
