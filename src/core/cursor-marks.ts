@@ -5,13 +5,18 @@ import { BoundedMap } from './bounded-map.js';
 /** What a cursor is handed out on: where the finished lines end, and the unfinished line's text. */
 export type CursorLines = Pick<ScannedLines, 'completedLines' | 'partialTail'>;
 
-/** The rows a full-screen program showed when a cursor was handed out (undefined: it was not on the alternate screen). */
-export type ScreenRowsNow = () => Promise<readonly string[] | undefined> | undefined;
+/** The screen a full-screen program shows when a cursor is handed out: what a wait from the cursor compares with. */
+export interface ScreenThen {
+  readonly screenRows: Promise<readonly string[] | undefined>;
+  /** The end of the raw output then: what was printed after it is new to the wait. */
+  readonly rawOffset: number;
+}
+
+/** The screen now, read only while a full-screen program is on the alternate screen (undefined otherwise). */
+export type ScreenNow = () => ScreenThen | undefined;
 
 /** Where a wait from a cursor begins: the output's mark, and the screen then, when a full-screen program showed. */
-export interface CursorMark extends OutputMark {
-  readonly screenRows?: Promise<readonly string[] | undefined>;
-}
+export interface CursorMark extends OutputMark, Partial<ScreenThen> {}
 
 /**
  * The cursors handed out for one PTY, with the unfinished line's text as it stood when a cursor pointed at that line
@@ -24,8 +29,7 @@ export class CursorMarks {
   private readonly marks = new BoundedMap<number, CursorMark>(MAX_CURSOR_MARKS);
   private lastMark = 0;
 
-  /** `screenRows`: the screen's rows now, read only while a full-screen program is on the alternate screen. */
-  constructor(private readonly screenRows: ScreenRowsNow = () => undefined) {}
+  constructor(private readonly screenNow: ScreenNow = () => undefined) {}
 
   /**
    * The cursor for line `line`: `L<line>`, and `.<mark>` when it is the unfinished line and holds something, which
@@ -36,10 +40,10 @@ export class CursorMarks {
   handOut(lines: CursorLines, line: number): string {
     const partialTail = line === lines.completedLines + 1 ? lines.partialTail(MAX_PARTIAL_MATCH_CHARS) : '';
     // On the alternate screen the lines stand still: the screen is what a wait from the cursor compares with.
-    const screenRows = this.screenRows();
-    if (partialTail === '' && screenRows === undefined) return `L${line}`;
+    const screen = this.screenNow();
+    if (partialTail === '' && screen === undefined) return `L${line}`;
     this.lastMark++;
-    this.marks.set(this.lastMark, screenRows === undefined ? { line, partialTail } : { line, partialTail, screenRows });
+    this.marks.set(this.lastMark, { line, partialTail, ...screen });
     return `L${line}.${this.lastMark}`;
   }
 

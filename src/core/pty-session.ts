@@ -86,10 +86,13 @@ export class PtySession implements EventHandler<PtyEvent> {
   /** The cursors handed out for this PTY's output (see CursorMarks). */
   readonly cursors = new CursorMarks(() =>
     this.screen.alternateScreenActive()
-      ? this.screen.snapshot().then(
-          (snapshot) => snapshot.rows,
-          () => undefined,
-        )
+      ? {
+          screenRows: this.screen.snapshot().then(
+            (snapshot) => snapshot.rows,
+            () => undefined,
+          ),
+          rawOffset: this.buffer.totalRawChars,
+        }
       : undefined,
   );
   status: PtyStatus = 'starting';

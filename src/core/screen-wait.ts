@@ -2,6 +2,7 @@ import { catchError, defer, EMPTY, filter, from, map, type Observable, startWith
 import { MAX_SCREEN_LOOKS_WAITING } from '../limits.js';
 import type { LinearPattern } from '../patterns/linear-pattern.js';
 import { runInTurn } from '../operators/run-in-turn.js';
+import { PrintedRuns } from '../screen/printed-runs.js';
 import { type ScreenRowMatch, ScreenRowScanner } from '../screen/screen-row-scanner.js';
 import type { CursorMark } from './cursor-marks.js';
 import type { PtySession } from './pty-session.js';
@@ -33,9 +34,15 @@ export function screenMatches(
             )
           : Promise.resolve(undefined);
     let scanner: ScreenRowScanner | undefined;
+    /** Where the output the last look saw ends: what comes after it was printed since. */
+    let lookedTo = fromCursor?.rawOffset ?? session.buffer.totalRawChars;
     const look = async (end: number): Promise<ScreenRowMatch | undefined> => {
       scanner ??= new ScreenRowScanner(pattern, await baseline);
-      return scanner.scan((await screen.snapshotTo(end)).rows);
+      const snapshot = await screen.snapshotTo(end);
+      const since = session.buffer.rawSince(Math.min(lookedTo, end));
+      lookedTo = Math.max(lookedTo, end);
+      const printed = new PrintedRuns(since.text.slice(0, Math.max(0, end - since.from)), snapshot.size.cols);
+      return scanner.scan(snapshot.rows, printed);
     };
     return session.activity$.pipe(
       filter((activity) => activity.kind === 'output'),

@@ -34,7 +34,7 @@ export interface PtyTool<S extends z.ZodRawShape = z.ZodRawShape> {
 
 /** How every wait works, said once and shared by the three tools that take one. */
 const WAIT_RULES = [
-  `wait: {pattern?, ignoreCase?, quietMs?, timeoutMs?} returns when the first of these happens: a line that arrives during the call (with pty_read's cursor: since that cursor) matches pattern (${LINEAR_PATTERN_SYNTAX}; the unfinished last line counts, so a prompt like ">>> " or "[y/N] " matches; some programs (IPython, prompt_toolkit) draw a prompt's last space by moving the cursor, so end a prompt pattern with " ?$" rather than " $"), while a full-screen program is on the alternate screen (vim, less), a screen row the call changed matches it, since what it draws is not in the lines (screenMatch: the row, 0-based, and its text; with a cursor, a row that differs from the screen when the cursor was handed out); no output came for quietMs (≥ ${MIN_QUIET_MS}, counted after some output came), the program exits, or timeoutMs passes (default ${DEFAULT_WAIT_TIMEOUT_MS}, at most ${MAX_WAIT_TIMEOUT_MS}).`,
+  `wait: {pattern?, ignoreCase?, quietMs?, timeoutMs?} returns when the first of these happens: a line that arrives during the call (with pty_read's cursor: since that cursor) matches pattern (${LINEAR_PATTERN_SYNTAX}; the unfinished last line counts, so a prompt like ">>> " or "[y/N] " matches; some programs (IPython, prompt_toolkit) draw a prompt's last space by moving the cursor, so end a prompt pattern with " ?$" rather than " $"), while a full-screen program is on the alternate screen (vim, less), a screen row it drew during the call matches it (a new row, or one printed again; not one that only scrolled), since what it draws is not in the lines (screenMatch: the row, 0-based, and its text; with a cursor, since the cursor was handed out); no output came for quietMs (≥ ${MIN_QUIET_MS}, counted after some output came), the program exits, or timeoutMs passes (default ${DEFAULT_WAIT_TIMEOUT_MS}, at most ${MAX_WAIT_TIMEOUT_MS}).`,
   'The result has reason (match, quiet, exit, timeout, aborted, killed, owner_deleted, closed), waitedMs, match (the line and its number; screenMatch instead for a screen row), lines (the output that arrived, the unfinished line marked unfinished) and cursor.',
 ].join(' ');
 
@@ -69,7 +69,7 @@ export const ptyWrite = defineTool({
     'Type and wait in one call: give wait with the prompt or answer you expect (wait: {pattern: ">>> $"} after a Python line, {pattern: "\\(Pdb\\) $"} in pdb, {quietMs: 500} when you do not know what comes), and the result carries the output, so no pty_read is needed.',
     WAIT_RULES,
     `At most ${MAX_WRITE_BYTES} bytes per write; a program in line mode takes lines of at most ${CANONICAL_LINE_MAX_BYTES} bytes (longer ones are refused, never cut).`,
-    'Input is not echoed by the terminal, so an answer follows the prompt on its line (">>> 42"): do not anchor a prompt pattern with ^.',
+    'Input is not echoed by the terminal, so an answer follows the prompt on its line (">>> 42"): do not anchor a prompt pattern with ^. A program that shows what you type (a shell, a REPL, vim\'s command line) shows it before the answer, and a pattern that matches the typed text matches that too: match what only the answer holds (after :echo "xyz" in vim, wait for "^xyz$", not "xyz").',
   ].join(' '),
   args: WriteArgs,
   run: (core, ctx, input) => core.write(ctx, input),

@@ -39,14 +39,14 @@ describe('CursorMarks', () => {
   });
 
   it('keeps the screen a cursor was handed out on while a full-screen program shows, on any line', async () => {
-    let rows: Promise<readonly string[] | undefined> | undefined;
-    const cursors = new CursorMarks(() => rows);
+    let screen: { screenRows: Promise<readonly string[] | undefined>; rawOffset: number } | undefined;
+    const cursors = new CursorMarks(() => screen);
     expect(cursors.handOut(at(2, ''), 3)).toBe('L3');
-    rows = Promise.resolve(['~', 'written']);
+    screen = { screenRows: Promise.resolve(['~', 'written']), rawOffset: 120 };
     const onScreen = cursors.handOut(at(2, ''), 3);
     expect(onScreen).toBe('L3.1');
     const mark = cursors.markAt(onScreen, 3);
-    expect(mark).toMatchObject({ line: 3, partialTail: '' });
+    expect(mark).toMatchObject({ line: 3, partialTail: '', rawOffset: 120 });
     expect(await mark.screenRows).toEqual(['~', 'written']);
     expect(cursors.markAt('L3', 3).screenRows).toBeUndefined();
   });

@@ -105,4 +105,44 @@ describe('a full-screen program in the line log and in waits', () => {
     expect(quit).toMatchObject({ reason: 'exit', exitCode: 0, lines: [] });
     expect(quit.screen).toBeUndefined();
   });
+
+  it('rows that only scrolled are no answer; a message printed again with the same text is', async () => {
+    const text = `${Array.from({ length: 100 }, (_, i) => (i === 4 ? 'TARGET' : `line ${i + 1}`)).join('\n')}\n`;
+    const { ours } = ctx.rig.sides({ 'f.txt': text });
+    const less = await ctx.rig.spawn('less', ['f.txt'], ROWS, COLS, ours);
+    await ctx.rig.settled(less, (s) => s.rows[4] === 'TARGET', 'less');
+    const scrolled = await ctx.rig.call('pty_write', {
+      id: less,
+      data: 'j',
+      wait: { pattern: 'TARGET', timeoutMs: 500 },
+    });
+    expect(scrolled.reason).toBe('timeout');
+    expect(scrolled.screen.rows[3]).toBe('TARGET');
+    const end = await ctx.rig.call('pty_write', { id: less, data: 'G', wait: { pattern: '^line 100$' } });
+    expect(end).toMatchObject({ reason: 'match', screenMatch: { text: 'line 100' } });
+
+    const vim = (
+      await ctx.rig.call('pty_spawn', {
+        command: 'vim',
+        args: ['-u', 'NONE', '-N'],
+        rows: ROWS,
+        cols: COLS,
+        description: 'vim',
+        wait: { pattern: '^~' },
+      })
+    ).id;
+    // One write each, so vim's command line never shows anything else in between: the same message twice.
+    for (const round of [1, 2]) {
+      const answer = await ctx.rig.call('pty_write', {
+        id: vim,
+        data: ':foo\r',
+        wait: { pattern: '^E492', timeoutMs: 5_000 },
+      });
+      expect([round, answer.reason, answer.screenMatch?.text]).toEqual([
+        round,
+        'match',
+        'E492: Not an editor command: foo',
+      ]);
+    }
+  });
 });
