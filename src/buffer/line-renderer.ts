@@ -430,6 +430,9 @@ export class LineRenderer {
       case 0x46: // F: cursor up, to column 0
         if (this.cursorUp(count)) this.line.carriageReturn();
         return;
+      case 0x4a: // J: erase in display; of the screen, the line log holds the current line (3: the scrollback only)
+        if (param !== 3) this.line.eraseInLine(Math.max(param, 0));
+        return;
       case 0x4b: // K: erase in line
         this.line.eraseInLine(Math.max(param, 0));
         return;

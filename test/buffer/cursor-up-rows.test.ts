@@ -68,7 +68,9 @@ describe('a cursor moved back up over the empty rows a chunk just made', () => {
     const lines = buffer.page(0, buffer.retainedLines).map((line) => line.text.trimEnd());
     // The unfinished last line is a line of the page too.
     expect(lines).toEqual(await xtermRows(fixture.raw, fixture.rows, fixture.cols));
-    expect(lines.filter((line) => line === '')).toHaveLength(3);
+    expect(lines.filter((line) => line === '')).toHaveLength(7);
     expect(lines).toContain('In [2]: print(x + 1)');
+    // The history's suggestion, shown greyed after `a` and cleared on Enter (ED), is not taken for what ran.
+    expect(lines).toContain('In [4]: a');
   });
 });

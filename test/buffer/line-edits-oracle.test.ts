@@ -40,6 +40,14 @@ describe('the line view of a line edited in place, against xterm.js', () => {
     ['an erase from inside a wide character', '日本語\u001b[4G\u001b[K', '日'],
     ['a deletion at a wide character', '日本語\r\u001b[2C\u001b[P', '日 語'],
     ['a cursor saved after wide characters', '日本\u001b7ab\u001b8X', '日本Xb'],
+    [
+      'an erase in display from the cursor (ED 0: prompt_toolkit clears a suggestion so)',
+      'abcdef\u001b[3D\u001b[J',
+      'abc',
+    ],
+    ['an erase in display up to the cursor (ED 1)', 'abcdef\u001b[3D\u001b[1J', '    ef'],
+    ['an erase of the whole display (ED 2)', 'abcdef\u001b[2J', ''],
+    ['an erase of the scrollback alone (ED 3)', 'abcdef\u001b[3J', 'abcdef'],
   ])('%s', async (_, input, expected) => {
     expect(lineView(input)).toBe(expected);
     expect(await xtermRow(input)).toBe(expected);
@@ -60,7 +68,7 @@ describe('the line view of a line edited in place, against xterm.js', () => {
       fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}P`),
       fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}@`),
       fc.integer({ min: 1, max: 5 }).map((n) => `\u001b[${n}X`),
-      fc.constantFrom('\u001b[K', '\u001b[1K', '\u001b7', '\u001b8', '\u001b[s', '\u001b[u'),
+      fc.constantFrom('\u001b[K', '\u001b[1K', '\u001b[J', '\u001b[1J', '\u001b7', '\u001b8', '\u001b[s', '\u001b[u'),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), async (steps) => {
