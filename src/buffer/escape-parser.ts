@@ -11,8 +11,10 @@ export interface LineEffects {
   lineCsi(final: number, param: number): void;
   /** The program asked the terminal something a terminal answers on its input (see TerminalQuery). */
   query(query: TerminalQuery): void;
-  /** The cursor saved (DECSC, `ESC 7`; SCOSC, `CSI s`) or restored (DECRC, `ESC 8`; SCORC, `CSI u`). */
+  /** The cursor saved (DECSC, `ESC 7`; SCOSC, `CSI s`; 1049 set) or restored (DECRC, `ESC 8`; SCORC, `CSI u`; 1049 reset). */
   lineCursor(save: boolean): void;
+  /** A full reset (`ESC c`): the screen is cleared, and what it showed goes to the scrollback, as tmux keeps it. */
+  fullReset(): void;
 }
 
 /**
@@ -263,6 +265,7 @@ export class EscapeParser {
       case 0x63: // c: a full reset, which leaves the alternate screen
         this.tracker.fullReset();
         this.state = State.Ground;
+        this.effects.fullReset();
         return;
       default:
         // `ESC ( B` and friends carry intermediates before their final; `ESC \`, `ESC 7` … end here.
@@ -343,7 +346,11 @@ export class EscapeParser {
     for (let i = 0; i < params.length; i++) {
       const mode = params.at(i);
       if (SCREEN_MODES.has(mode)) {
+        // 1049 saves the cursor before the switch and restores it after the switch back, as xterm.js does: on the
+        // normal screen (a second reset, `tput rmcup` run twice) it restores it all the same.
+        if (set && mode === SAVES_CURSOR && !this.tracker.alternateScreen) this.effects.lineCursor(true);
         this.tracker.switchScreen(set, mode === SAVES_CURSOR);
+        if (!set && mode === SAVES_CURSOR) this.effects.lineCursor(false);
       } else {
         this.tracker.privateMode(mode, set);
       }

@@ -110,6 +110,7 @@ export class LineRenderer {
         if (save) this.line.saveCursor();
         else this.line.restoreCursor();
       },
+      fullReset: () => this.clearedScreen(),
       query: (query) => {
         if (this.queries.length < MAX_PENDING_TERMINAL_QUERIES) this.queries.push(query);
       },
@@ -431,7 +432,8 @@ export class LineRenderer {
         if (this.cursorUp(count)) this.line.carriageReturn();
         return;
       case 0x4a: // J: erase in display; of the screen, the line log holds the current line (3: the scrollback only)
-        if (param !== 3) this.line.eraseInLine(Math.max(param, 0));
+        if (param === 2) this.clearedScreen();
+        else if (param !== 3) this.line.eraseInLine(Math.max(param, 0));
         return;
       case 0x4b: // K: erase in line
         this.line.eraseInLine(Math.max(param, 0));
@@ -477,6 +479,26 @@ export class LineRenderer {
     return true;
   }
 
+  /**
+   * The whole screen cleared (ED 2, a full reset): tmux keeps what it showed in its scrollback (scroll-on-clear), so
+   * the line that had text is finished as it was, and the next starts on a line of its own.
+   */
+  private clearedScreen(): void {
+    if (!this.line.isBlank) this.finishLine(this.sink);
+  }
+
+  /** Hands the current line to `sink` (held with those before it, see HeldRows) and starts the next. */
+  private finishLine(sink: LineSink): void {
+    // Read before take, which starts the next line.
+    const headDropped = this.line.headDropped;
+    if (headDropped === 0) {
+      this.held.line(this.line.take(), sink);
+    } else {
+      this.held.release(sink);
+      sink.line(this.line.take(), headDropped);
+    }
+  }
+
   // ── Text and controls ──────────────────────────────────────────────────────────────────────
 
   private ground(unit: number, sink: LineSink): void {
@@ -491,17 +513,9 @@ export class LineRenderer {
       return;
     }
     switch (unit) {
-      case LF: {
-        // Read before take, which starts the next line.
-        const headDropped = this.line.headDropped;
-        if (headDropped === 0) {
-          this.held.line(this.line.take(), sink);
-        } else {
-          this.held.release(sink);
-          sink.line(this.line.take(), headDropped);
-        }
+      case LF:
+        this.finishLine(sink);
         return;
-      }
       case CR:
         this.line.carriageReturn();
         return;

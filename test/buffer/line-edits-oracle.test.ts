@@ -46,7 +46,6 @@ describe('the line view of a line edited in place, against xterm.js', () => {
       'abc',
     ],
     ['an erase in display up to the cursor (ED 1)', 'abcdef\u001b[3D\u001b[1J', '    ef'],
-    ['an erase of the whole display (ED 2)', 'abcdef\u001b[2J', ''],
     ['an erase of the scrollback alone (ED 3)', 'abcdef\u001b[3J', 'abcdef'],
   ])('%s', async (_, input, expected) => {
     expect(lineView(input)).toBe(expected);

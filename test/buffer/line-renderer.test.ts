@@ -411,6 +411,18 @@ describe('LineRenderer: what a full-screen program draws stays out of the lines,
     }
   });
 
+  it('restores the cursor 1049 saved at each reset, a second one on the normal screen too, as tmux does', () => {
+    expect(render(['N1\x1b[?1049hdrawn\x1b[?1049lN2\x1b[?1049lN3\n'])).toEqual({ lines: ['N1N3'], partial: '' });
+  });
+
+  it('keeps what a cleared screen showed, as tmux scrolls it into its history: a full reset, an erase of it all', () => {
+    expect(render(['P\x1bcafter\n']).lines).toEqual(['P', 'after']);
+    expect(render(['Loading...\x1b[H\x1b[2Jdone\n']).lines).toEqual(['Loading...', 'done']);
+    // `clear` after a command: the line it stands on is empty, and nothing is added.
+    expect(render(['a\n\x1b[H\x1b[2J\x1b[3Jb\n']).lines).toEqual(['a', 'b']);
+    expect(render(['x\x1b[3J\n']).lines).toEqual(['x']);
+  });
+
   it('takes the switch back however it is cut, and keeps reading sequences and modes while drawing', () => {
     const renderer = new LineRenderer();
     renderer.push('a\x1b[?1049hx\n\x1b[?10');
