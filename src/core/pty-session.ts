@@ -127,6 +127,13 @@ export class PtySession implements EventHandler<PtyEvent> {
   /** Each chunk once it is in the buffer, the first stop reason, the exit; completes when the PTY has ended. Waits and watch rules listen here. */
   private readonly activity = new Multicast<PtyActivity>();
   readonly activity$ = this.activity.observable;
+  /**
+   * Where the output ends, after each chunk that left a full-screen program's alternate screen showing; completes with
+   * activity$. Screen waits listen here (screen-wait.ts): a stream of its own, so that on the normal screen, where a
+   * flood goes, a pending wait costs its chunks nothing more than the check of a flag.
+   */
+  private readonly drawing = new Multicast<number>();
+  readonly drawnTo$ = this.drawing.observable;
   /** Stops a stream that has not started yet: there is no handle to terminate, so its teardown must. */
   private readonly abortStart$ = new ReplaySubject<void>(1);
   private readonly ended$ = new ReplaySubject<void>(1);
@@ -326,6 +333,7 @@ export class PtySession implements EventHandler<PtyEvent> {
       if (this.buffer.hasQueries) this.answers.note();
       // Most chunks have no listener (no wait, no watch rule): then not even the loop over none.
       if (this.activity.observed) this.activity.next(OUTPUT_ACTIVITY);
+      if (this.drawing.observed && this.buffer.alternateScreen) this.drawing.next(this.buffer.totalRawChars);
       return;
     }
     match(event)
@@ -451,6 +459,7 @@ export class PtySession implements EventHandler<PtyEvent> {
     );
     this.resolveEnded();
     this.activity.complete();
+    this.drawing.complete();
   }
 }
 

@@ -1,4 +1,4 @@
-import { catchError, defer, EMPTY, filter, from, map, type Observable, startWith } from 'rxjs';
+import { catchError, defer, EMPTY, filter, from, type Observable, startWith } from 'rxjs';
 import { MAX_SCREEN_LOOKS_WAITING } from '../limits.js';
 import type { LinearPattern } from '../patterns/linear-pattern.js';
 import { runInTurn } from '../operators/run-in-turn.js';
@@ -44,12 +44,10 @@ export function screenMatches(
       const printed = new PrintedRuns(since.text.slice(0, Math.max(0, end - since.from)), snapshot.size.cols);
       return scanner.scan(snapshot.rows, printed);
     };
-    return session.activity$.pipe(
-      filter((activity) => activity.kind === 'output'),
-      startWith(...(fromCursor !== undefined ? [undefined] : [])),
-      filter(() => screen.alternateScreenActive()),
-      // Where the chunk ended: the screen is read as it left it.
-      map(() => session.buffer.totalRawChars),
+    // Where each chunk ended: the screen is read as it left it. A cursor's wait looks once at the start.
+    const startsAt = fromCursor !== undefined && screen.alternateScreenActive() ? [session.buffer.totalRawChars] : [];
+    return session.drawnTo$.pipe(
+      startWith(...startsAt),
       runInTurn((end) => from(look(end)), MAX_SCREEN_LOOKS_WAITING),
       filter((found): found is ScreenRowMatch => found !== undefined),
       // A read fails only once the PTY is removed: its stopping or its end ends the wait.
