@@ -10,8 +10,14 @@ import type { LineSink } from './line-renderer.js';
 export class HeldRows {
   private readonly rows: string[] = [];
 
-  /** `max`: the most rows held (a cursor moves up at most a screen's rows). */
-  constructor(private readonly max: number) {}
+  /**
+   * `max`: the most rows held (a cursor moves up at most a screen's rows); `released`: told of each line as it goes to
+   * the sink.
+   */
+  constructor(
+    private readonly max: number,
+    private readonly released: (text: string) => void = () => undefined,
+  ) {}
 
   /** A finished line with nothing cut from its head: held, after handing on those held before it if need be. */
   line(text: string, sink: LineSink): void {
@@ -22,17 +28,22 @@ export class HeldRows {
   /** Hands every held line to `sink`, oldest first. */
   release(sink: LineSink): void {
     if (this.rows.length === 0) return;
-    for (const row of this.rows) sink.line(row);
+    for (const row of this.rows) {
+      sink.line(row);
+      this.released(row);
+    }
     this.rows.length = 0;
   }
 
   /**
    * The cursor moved up `count` rows from an empty line: the line it lands on, taken back with the empty ones after
-   * it; undefined (nothing taken) when it lands above what is held.
+   * it; undefined (nothing taken) when it lands above what is held, or on a line wider than the screen's `width`.
    */
-  takeBack(count: number): string | undefined {
+  takeBack(count: number, width: number): string | undefined {
     if (count < 1 || count > this.rows.length) return undefined;
-    const landed = this.rows[this.rows.length - count];
+    const landed = this.rows[this.rows.length - count] as string;
+    // A line wider than the screen took more than one row: the rows up from here are not the lines.
+    if (landed.length > width) return undefined;
     this.rows.length -= count;
     return landed;
   }

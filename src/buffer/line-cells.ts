@@ -172,12 +172,16 @@ export class LineCells {
     return this.length === 0 || (this.length <= MAX_TERMINAL_DIMENSION && ONLY_SPACES.test(this.partial()));
   }
 
+  /** The cursor's column (on a line within the bound, where columns start at 0). */
+  get column(): number {
+    return this.cursor - this.base;
+  }
+
   /**
-   * The cursor went up onto a row that holds `text` (a line this one finished, see HeldRows): that becomes the line,
-   * the cursor in the column it was in. For a blank line only, where the cursor counts columns.
+   * The cursor went onto a row that holds `text` (a line this one finished, see HeldRows and RowsAbove): that becomes
+   * the line, the cursor in `column` (by default the one it was in on a blank line, where the cursor counts columns).
    */
-  reopen(text: string): void {
-    const column = this.cursor;
+  reopen(text: string, column = this.cursor): void {
     this.newLine();
     // As the renderer puts text: runs without surrogates, and each pair on its own.
     for (let from = 0; from < text.length; ) {

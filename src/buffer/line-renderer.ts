@@ -1,4 +1,6 @@
 import {
+  DEFAULT_COLS,
+  DEFAULT_ROWS,
   MAX_BUFFER_CHARS,
   MAX_ESCAPE_SEQUENCE_CHARS,
   MAX_PENDING_TERMINAL_QUERIES,
@@ -10,6 +12,7 @@ import { FRESH_MODES, type TerminalModes } from './terminal-modes.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 import { LineCells } from './line-cells.js';
 import { HeldRows } from './held-rows.js';
+import { RowsAbove } from './rows-above.js';
 import type { ByteRing, RingSpan } from './byte-ring.js';
 import type { LineScanner } from './line-scan.js';
 import { indexOrEnd, nextMatch, SPECIAL_BUT_LF } from './special-units.js';
@@ -38,6 +41,8 @@ export interface LineRendererOptions {
   readonly start?: ParserStart;
   /** Where the spans given to `putKept` are (see ByteRing). */
   readonly ring?: ByteRing;
+  /** The terminal's size (DEFAULT_ROWS × DEFAULT_COLS if not given): how many rows a cursor may go back up over. */
+  readonly size?: { readonly rows: number; readonly cols: number };
 }
 
 const BS = 0x08;
@@ -46,6 +51,7 @@ const LF = 0x0a;
 const CR = 0x0d;
 const ESC = 0x1b;
 const REPLACEMENT = '\uFFFD';
+const ONLY_SPACES = /^ *$/;
 
 /** A sink that keeps nothing: before the first chunk, and for a renderer run only for the state it reaches. */
 export const NO_SINK: LineSink = { line: () => undefined, lines: () => undefined };
@@ -73,7 +79,15 @@ function positiveInteger(name: string, value: number): number {
  * Every decision depends on the characters alone, never on where chunks split: any split renders the same.
  */
 export class LineRenderer {
-  private readonly line: LineCells;
+  /** The line the cursor is on: `bottom`, or `rowLine` while it is on a row above (RowsAbove). */
+  private line: LineCells;
+  /** The unfinished line: the newest row, which reads and waits see. */
+  private readonly bottom: LineCells;
+  /** A row above the bottom the cursor went back up to, being drawn again. */
+  private readonly rowLine: LineCells;
+  /** How many rows above the bottom the cursor is (0: on it). */
+  private onRow = 0;
+  private readonly rowsAbove: RowsAbove;
   private readonly colored: ColoredRuns;
   private readonly sequences: EscapeParser;
   /** The sink of the chunk being rendered: a `\n` inside an escape sequence ends a line too. */
@@ -95,10 +109,15 @@ export class LineRenderer {
   /** Queries the program sent its terminal since the last takeQueries, oldest first (bounded; more are dropped). */
   private queries: TerminalQuery[] = [];
   /** Lines the chunk being rendered finished, held for a cursor that goes back up over empty rows (HeldRows). */
-  private readonly held = new HeldRows(MAX_TERMINAL_DIMENSION);
+  private readonly held = new HeldRows(MAX_TERMINAL_DIMENSION, (text) => this.rowsAbove.logged(text));
 
   constructor(options: LineRendererOptions = {}) {
-    this.line = new LineCells(positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS), options.ring);
+    const maxLineChars = positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS);
+    this.bottom = new LineCells(maxLineChars, options.ring);
+    this.line = this.bottom;
+    this.rowLine = new LineCells(maxLineChars);
+    const size = options.size ?? { rows: DEFAULT_ROWS, cols: DEFAULT_COLS };
+    this.rowsAbove = new RowsAbove(size.rows - 1, size.cols);
     const maxSequenceChars = positiveInteger('maxSequenceChars', options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS);
     this.colored = new ColoredRuns(this.line.maxChars, maxSequenceChars);
     const effects: LineEffects = {
@@ -199,7 +218,7 @@ export class LineRenderer {
         continue;
       }
       if (lf < i) lf = indexOrEnd(input.indexOf('\n', i), end);
-      if (this.line.isFresh) {
+      if (this.onRow === 0 && this.line.isFresh) {
         // Whole plain lines on a fresh line: nothing to overwrite, pad or cut, so each is the line as written.
         // Taking one leaves the line fresh, so take all of them up to the next other special unit.
         const from = i;
@@ -208,8 +227,7 @@ export class LineRenderer {
           // so when the run is within the bound, so is each of its lines, and the sink splits it in one pass.
           const last = input.lastIndexOf('\n', other - 1);
           if (last - i <= this.line.maxChars) {
-            this.held.release(sink);
-            sink.lines(input, i, last + 1, scan);
+            this.runOfLines(input, i, last + 1, sink, scan);
             i = last + 1;
             lf = indexOrEnd(input.indexOf('\n', i), end);
           }
@@ -234,8 +252,7 @@ export class LineRenderer {
         if (colored.end === i) wholeTried = true;
         if (colored.end > i) {
           const plain = colored.plain ?? this.colored.cutOut(input, i, colored.end);
-          this.held.release(sink);
-          sink.lines(plain, 0, plain.length);
+          this.runOfLines(plain, 0, plain.length, sink);
           i = colored.end;
           continue;
         }
@@ -268,6 +285,28 @@ export class LineRenderer {
     }
     this.held.release(sink);
     this.sink = NO_SINK;
+  }
+
+  /**
+   * Whole lines, `input` from `from` to `to`, to the sink as one run. Empty lines at its end are held with the line
+   * before them (HeldRows), as lines finished one at a time are: prompt_toolkit's reserved rows come as colored lines.
+   */
+  private runOfLines(input: string, from: number, to: number, sink: LineSink, scan?: LineScanner): void {
+    this.held.release(sink);
+    let end = to;
+    while (end - 2 >= from && input.charCodeAt(end - 2) === LF) end--;
+    if (end === to) {
+      sink.lines(input, from, to, scan);
+      this.rowsAbove.loggedRun(input, from, to);
+      return;
+    }
+    const lastLine = end - 2 >= from ? Math.max(input.lastIndexOf('\n', end - 2) + 1, from) : from;
+    if (lastLine > from) {
+      sink.lines(input, from, lastLine, scan);
+      this.rowsAbove.loggedRun(input, from, lastLine);
+    }
+    this.held.line(input.slice(lastLine, end - 1), sink);
+    for (let empty = end; empty < to; empty++) this.held.line('', sink);
   }
 
   /** A control or DEL at `i` of `input` (whose length is `end`), read as text: it may start a sequence. */
@@ -314,8 +353,9 @@ export class LineRenderer {
   }
 
   /** The terminal was resized after what was rendered so far: modes the resize resets follow (terminal-modes.ts). */
-  resized(): void {
+  resized(size?: { readonly rows: number; readonly cols: number }): void {
     this.sequences.resized();
+    if (size !== undefined) this.rowsAbove.resize(size.rows - 1, size.cols);
   }
 
   /** The modes a screen's restart gives back (terminal-modes.ts), as of everything rendered so far. */
@@ -328,9 +368,12 @@ export class LineRenderer {
     return !this.sequences.inSequence;
   }
 
-  /** Between sequences, with no half of a surrogate pair held: the next chunk starts afresh. */
+  /**
+   * Between sequences, with no half of a surrogate pair held, the cursor on the unfinished line: the next chunk starts
+   * afresh.
+   */
   get atGround(): boolean {
-    return !this.sequences.inSequence && this.pendingHigh === '';
+    return !this.sequences.inSequence && this.pendingHigh === '' && this.onRow === 0;
   }
 
   /**
@@ -344,7 +387,7 @@ export class LineRenderer {
       this.onlyText = false;
     }
     this.carriedEnd = -1;
-    this.line.putKept(span);
+    this.bottom.putKept(span);
   }
 
   /**
@@ -352,7 +395,7 @@ export class LineRenderer {
    * chunk: a plain `\n` now would complete exactly that span's text. Undefined otherwise.
    */
   get plainLineSpan(): RingSpan | undefined {
-    return this.atGround && !this.crAtEnd ? this.line.plainSpan : undefined;
+    return this.atGround && !this.crAtEnd ? this.bottom.plainSpan : undefined;
   }
 
   /**
@@ -361,17 +404,23 @@ export class LineRenderer {
    */
   endPlainLine(): void {
     this.carriedEnd = -1;
-    this.line.discard();
+    this.bottom.discard();
+    this.rowsAbove.forget();
+  }
+
+  /** Lines went to the log as bytes, past the renderer (OutputBuffer.keepPlain): which rows are above is not known. */
+  forgetRowsAbove(): void {
+    this.rowsAbove.forget();
   }
 
   /** The ring offset of the oldest span the current line holds, or `none` when it holds none: see ByteRing.write. */
   oldestSpanOr(none: number): number {
-    return this.line.oldestSpanOr(none);
+    return this.bottom.oldestSpanOr(none);
   }
 
   /** Nothing on the current line and the cursor home: whole plain lines put now are each exactly as written. */
   get freshLine(): boolean {
-    return this.line.isFresh;
+    return this.onRow === 0 && this.bottom.isFresh;
   }
 
   /**
@@ -379,32 +428,32 @@ export class LineRenderer {
    * end): plain lines now are exactly as written, and rendering them would change nothing but the lines given.
    */
   get takesPlainLines(): boolean {
-    return this.line.isFresh && this.atGround && !this.crAtEnd;
+    return this.bottom.isFresh && this.atGround && !this.crAtEnd;
   }
 
   /** The unterminated current line as it looks now (cached until it changes). */
   partial(): string {
-    return this.line.partial();
+    return this.bottom.partial();
   }
 
   /** The last `limit` characters of `partial()`, without building all of it. */
   partialTail(limit: number): string {
-    return this.line.partialTail(limit);
+    return this.bottom.partialTail(limit);
   }
 
   /** `partialTail(limit)` as bytes when it is all ASCII (see LineCells.partialTailAscii). */
   partialTailAscii(limit: number): Uint8Array | undefined {
-    return this.line.partialTailAscii(limit);
+    return this.bottom.partialTailAscii(limit);
   }
 
   /** What the unfinished line lost from its head for being longer than the bound (see LineSink.line). */
   get partialHeadDropped(): number {
-    return this.line.headDropped;
+    return this.bottom.headDropped;
   }
 
   /** Length of `partial()` without building it. */
   get partialLength(): number {
-    return this.line.partialLength;
+    return this.bottom.partialLength;
   }
 
   /** Ends the stream: an unfinished escape sequence is dropped and a non-empty current line is completed. */
@@ -412,9 +461,11 @@ export class LineRenderer {
     if (this.pendingHigh !== '') this.line.put(REPLACEMENT);
     this.pendingHigh = '';
     this.sequences.abandon();
-    const nonEmpty = this.line.partialLength > 0;
-    const last = this.line.take();
-    return nonEmpty ? [last] : [];
+    const redrawn: string[] = [];
+    if (this.onRow > 0) this.toRow(0, { line: (text) => redrawn.push(text), lines: () => undefined });
+    const nonEmpty = this.bottom.partialLength > 0;
+    const last = this.bottom.take();
+    return nonEmpty ? [...redrawn, last] : redrawn;
   }
 
   // ── What sequences do to the line ──────────────────────────────────────────────────────────
@@ -431,9 +482,18 @@ export class LineRenderer {
       case 0x46: // F: cursor up, to column 0
         if (this.cursorUp(count)) this.line.carriageReturn();
         return;
-      case 0x4a: // J: erase in display; of the screen, the line log holds the current line (3: the scrollback only)
+      case 0x42: // B: cursor down; below the unfinished line the log has no rows
+        if (this.onRow > 0) this.toRow(Math.max(this.onRow - count, 0), this.sink);
+        return;
+      case 0x45: // E: cursor down, to column 0
+        if (this.onRow > 0) {
+          this.toRow(Math.max(this.onRow - count, 0), this.sink);
+          this.line.carriageReturn();
+        }
+        return;
+      case 0x4a: // J: erase in display; of the screen, the line log holds the rows it can name (3: the scrollback only)
         if (param === 2) this.clearedScreen();
-        else if (param !== 3) this.line.eraseInLine(Math.max(param, 0));
+        else if (param !== 3) this.eraseInDisplay(param === 1);
         return;
       case 0x4b: // K: erase in line
         this.line.eraseInLine(Math.max(param, 0));
@@ -472,11 +532,62 @@ export class LineRenderer {
    * again. Anywhere else a line log has no row to go to, and the move is dropped. Whether it went.
    */
   private cursorUp(count: number): boolean {
-    if (!this.line.isBlank) return false;
-    const landed = this.held.takeBack(count);
-    if (landed === undefined) return false;
-    this.line.reopen(landed);
+    this.rowsAbove.trackRuns();
+    if (this.onRow === 0 && this.line.isBlank) {
+      const landed = this.held.takeBack(count, this.rowsAbove.width);
+      if (landed !== undefined) {
+        this.line.reopen(landed);
+        return true;
+      }
+    }
+    // Up over rows the log already holds (RowsAbove): the lines held so far go to it first, as the rows they are.
+    // An unfinished line wider than the screen takes more than one row, which the log cannot count.
+    if (this.onRow === 0 && this.bottom.partialLength > this.rowsAbove.width) return false;
+    this.held.release(this.sink);
+    const up = this.onRow + count;
+    if (this.rowsAbove.at(up) === undefined) return false;
+    this.toRow(up, this.sink);
     return true;
+  }
+
+  /**
+   * Takes the cursor to the row `up` rows above the unfinished line (0: onto it), in the column it is in. The row it
+   * leaves, when above, was drawn again: drawn as the log holds it, or left blank, it adds nothing; drawn otherwise, the
+   * log cannot change the line it has, and takes the new drawing as a line of its own, in front of the unfinished one.
+   */
+  private toRow(up: number, sink: LineSink): void {
+    const column = this.line.column;
+    if (this.onRow > 0) {
+      const logged = this.rowsAbove.at(this.onRow) as string;
+      const blank = this.rowLine.isBlank;
+      const drawn = blank ? '' : this.rowLine.take();
+      if (blank) this.rowLine.discard();
+      const changed = blank ? !ONLY_SPACES.test(logged) : drawn !== logged;
+      if (changed) {
+        this.held.release(sink);
+        sink.line(drawn);
+      }
+      this.rowsAbove.redrawn(this.onRow, changed ? drawn : logged);
+    }
+    this.onRow = up;
+    if (up === 0) {
+      this.line = this.bottom;
+      if (this.bottom.column !== column) this.bottom.cursorToColumn(column);
+      return;
+    }
+    this.rowLine.reopen(this.rowsAbove.erased(up) ? '' : (this.rowsAbove.at(up) as string), column);
+    this.line = this.rowLine;
+  }
+
+  /**
+   * ED 0 / ED 1 (`upToCursor`): the current line from or up to the cursor, and on a row above the unfinished line, the
+   * rows below it (the unfinished line with them) or above it are blank on the screen.
+   */
+  private eraseInDisplay(upToCursor: boolean): void {
+    this.line.eraseInLine(upToCursor ? 1 : 0);
+    if (this.onRow === 0) return;
+    this.rowsAbove.erase(this.onRow, !upToCursor);
+    if (!upToCursor) this.bottom.eraseInLine(2);
   }
 
   /**
@@ -484,11 +595,21 @@ export class LineRenderer {
    * the line that had text is finished as it was, and the next starts on a line of its own.
    */
   private clearedScreen(): void {
+    if (this.onRow > 0) this.toRow(0, this.sink);
     if (!this.line.isBlank) this.finishLine(this.sink);
+    this.held.release(this.sink);
+    this.rowsAbove.forget();
   }
 
   /** Hands the current line to `sink` (held with those before it, see HeldRows) and starts the next. */
   private finishLine(sink: LineSink): void {
+    // A line feed on a row above the unfinished line goes down a row the log has.
+    if (this.onRow > 0) {
+      this.toRow(this.onRow - 1, sink);
+      // As every line feed here: the PTYs run -onlcr, and the log and the emulator (convertEol) take it as `\r\n`.
+      this.line.carriageReturn();
+      return;
+    }
     // Read before take, which starts the next line.
     const headDropped = this.line.headDropped;
     if (headDropped === 0) {
@@ -496,6 +617,7 @@ export class LineRenderer {
     } else {
       this.held.release(sink);
       sink.line(this.line.take(), headDropped);
+      this.rowsAbove.forget();
     }
   }
 

@@ -36,6 +36,8 @@ export interface OutputBufferOptions {
    * PLAIN_RING_SLACK_BYTES. A smaller one only makes more output go the string way (tests use that).
    */
   readonly plainRingBytes?: number;
+  /** The terminal's size, for the rows a program moves the cursor back over (see RowsAbove); the default size if not given. */
+  readonly size?: { readonly rows: number; readonly cols: number };
 }
 
 export interface BufferLine {
@@ -126,6 +128,7 @@ export class OutputBuffer {
       maxLineChars: this.maxChars - this.lineExtra,
       maxSequenceChars: options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS,
       ...(this.ring ? { ring: this.ring } : {}),
+      ...(options.size ? { size: options.size } : {}),
     });
   }
 
@@ -249,6 +252,7 @@ export class OutputBuffer {
     }
     // What the chunk leaves on the open line stays bytes: after a line feed it is all the line holds, which the next
     // chunk's run can then start with; a line-less chunk is one of a long line's runs (MIN_KEPT_OPEN_LINE_BYTES).
+    if (lastEnd > 0) this.renderer.forgetRowsAbove();
     if (openFrom < bytes.length) this.renderer.putKept({ at: span.at + openFrom, length: bytes.length - openFrom });
     this.raw.append(span, alternate, 0, modes, firstEnd - 1);
     if (!this.renderer.takeOnlyText()) this.notOnlyTextEnd = this.raw.total;
@@ -443,8 +447,8 @@ export class OutputBuffer {
    * The terminal was resized after the output so far: the modes a resize resets (the scroll regions, tab stops) are
    * reset from here on, for a screen's restart to give back what the emulator, resized too, has.
    */
-  noteResize(): void {
-    this.renderer.resized();
+  noteResize(size?: { readonly rows: number; readonly cols: number }): void {
+    this.renderer.resized(size);
   }
 
   /**

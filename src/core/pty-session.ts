@@ -82,7 +82,7 @@ export interface StopOutcome {
  * (for the status), and each of them sweeps the session; finalize settles `ended` on every path.
  */
 export class PtySession implements EventHandler<PtyEvent> {
-  readonly buffer = new OutputBuffer();
+  readonly buffer: OutputBuffer;
   /** The cursors handed out for this PTY's output (see CursorMarks). */
   readonly cursors = new CursorMarks(() =>
     this.screen.alternateScreenActive()
@@ -170,6 +170,7 @@ export class PtySession implements EventHandler<PtyEvent> {
   ) {
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     this.size = { rows: spec.rows, cols: spec.cols };
+    this.buffer = new OutputBuffer({ size: this.size });
     this.screen = new LazyScreen(this.buffer, this.size);
   }
 
@@ -187,12 +188,12 @@ export class PtySession implements EventHandler<PtyEvent> {
     const before = this.size;
     // The emulator first: the output so far was drawn at the old size; the program's redraw comes after SIGWINCH.
     await this.screen.resize(size);
-    this.buffer.noteResize();
+    this.buffer.noteResize(size);
     try {
       await resizeTerminal(this.terminalSid, size.rows, size.cols);
     } catch (err) {
       await this.screen.resize(before);
-      this.buffer.noteResize();
+      this.buffer.noteResize(before);
       throw err;
     }
     this.size = size;
