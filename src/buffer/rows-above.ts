@@ -73,7 +73,9 @@ export class RowsAbove {
    */
   loggedRun(input: string, from: number, to: number): void {
     if (!this.runsTracked) {
-      this.forget();
+      // A run of one line costs no more than a line handed on its own (a `\r\n` cut between chunks makes one).
+      if (input.indexOf('\n', from) === to - 1) this.logged(input.slice(from, to - 1));
+      else this.forget();
       return;
     }
     if (to - from > this.texts.length * (this.widthCols + 1)) {

@@ -30,9 +30,12 @@ describe('RowsAbove: the screen rows above the cursor that the line log can name
 
   it('takes the last screenful of a run of lines, and none above a wide line in it', () => {
     const rows = new RowsAbove(2, 5);
-    // Until the program first moves its cursor up, a run only makes the rows above unknown.
+    // Until the program first moves its cursor up, a run of lines makes the rows above unknown; a run of one line is
+    // a line like any other.
     rows.logged('old');
     rows.loggedRun('r\n', 0, 2);
+    expect(known(rows)).toEqual(['old', 'r']);
+    rows.loggedRun('r\ns\n', 0, 4);
     expect(rows.count).toBe(0);
     rows.trackRuns();
     rows.logged('old');
