@@ -2,22 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LineRenderer } from '../../src/buffer/line-renderer.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
-import { createTerminal } from '../../src/screen/xterm.js';
-
-/** Every row of an xterm.js terminal (the screen view's emulator) after `input`, trailing blanks and empty rows trimmed. */
-function xtermRows(input: string, rows = 40, cols = 80): Promise<string[]> {
-  const terminal = createTerminal({ rows, cols });
-  return new Promise((resolve) => {
-    terminal.write(input, () => {
-      const shown: string[] = [];
-      for (let y = 0; y < rows; y++)
-        shown.push(terminal.buffer.active.getLine(y)?.translateToString(true).trimEnd() ?? '');
-      while (shown.at(-1) === '') shown.pop();
-      terminal.dispose();
-      resolve(shown);
-    });
-  });
-}
+import { xtermRows } from '../support/xterm-rows.js';
 
 /** The lines of `chunks` in the line view, the unfinished one included, trailing blanks trimmed as a row is. */
 function lineView(chunks: readonly string[], size?: { rows: number; cols: number }): string[] {

@@ -1,24 +1,9 @@
 import fc from 'fast-check';
 import { LineRenderer } from '../../src/buffer/line-renderer.js';
-import { createTerminal } from '../../src/screen/xterm.js';
+import { xtermRows } from '../support/xterm-rows.js';
 
 const ROWS = 24;
 const COLS = 40;
-
-/** The rows xterm.js shows after `input`, trailing blanks and empty rows trimmed (the screen view's emulator). */
-function xtermRows(input: string): Promise<string[]> {
-  const terminal = createTerminal({ rows: ROWS, cols: COLS });
-  return new Promise((resolve) => {
-    terminal.write(input, () => {
-      const shown: string[] = [];
-      for (let y = 0; y < ROWS; y++)
-        shown.push(terminal.buffer.active.getLine(y)?.translateToString(true).trimEnd() ?? '');
-      while (shown.at(-1) === '') shown.pop();
-      terminal.dispose();
-      resolve(shown);
-    });
-  });
-}
 
 /** The line view of `input` cut at `cuts`, the unfinished line included when it holds anything. */
 function lineView(input: string, cuts: readonly number[]): string[] {
@@ -62,7 +47,7 @@ describe('rows drawn again as they were add nothing to the lines, against xterm.
           const cuts = cutPicks.map((pick) => pick % (input.length + 1));
           const expected = [...rows.map((text) => text.trimEnd()), 'end'];
           expect(lineView(input, cuts)).toEqual(expected);
-          expect(await xtermRows(input)).toEqual(expected.length > 0 ? trimTrailingEmpty(expected) : []);
+          expect(await xtermRows(input, ROWS, COLS)).toEqual(expected.length > 0 ? trimTrailingEmpty(expected) : []);
         },
       ),
       { numRuns: 300 },
