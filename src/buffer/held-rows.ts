@@ -16,7 +16,7 @@ export class HeldRows {
    */
   constructor(
     private readonly max: number,
-    private readonly released: (text: string) => void = () => undefined,
+    private readonly released: (text: string) => void,
   ) {}
 
   /** A finished line with nothing cut from its head: held, after handing on those held before it if need be. */

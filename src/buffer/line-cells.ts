@@ -13,7 +13,8 @@ import {
 import { objectArray } from '../shapes/object-array.js';
 
 const SPACE = 0x20;
-const ONLY_SPACES = /^ *$/;
+/** Text a terminal shows as an empty row. */
+export const ONLY_SPACES = /^ *$/;
 const SURROGATE = /[\ud800-\udfff]/;
 /** The cell after a wide character's (it takes two columns); no code point, so no text can be mistaken for it. */
 const WIDE_TAIL = 0x110000;

@@ -10,9 +10,9 @@ import { ColoredRuns } from './colored-runs.js';
 import { EscapeParser, type LineEffects, type ParserStart, type TerminalQuery } from './escape-parser.js';
 import { FRESH_MODES, type TerminalModes } from './terminal-modes.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
-import { LineCells } from './line-cells.js';
+import { LineCells, ONLY_SPACES } from './line-cells.js';
 import { HeldRows } from './held-rows.js';
-import { RowsAbove } from './rows-above.js';
+import { type RowsAndCols, RowsAbove } from './rows-above.js';
 import type { ByteRing, RingSpan } from './byte-ring.js';
 import type { LineScanner } from './line-scan.js';
 import { indexOrEnd, nextMatch, SPECIAL_BUT_LF } from './special-units.js';
@@ -42,7 +42,7 @@ export interface LineRendererOptions {
   /** Where the spans given to `putKept` are (see ByteRing). */
   readonly ring?: ByteRing;
   /** The terminal's size (DEFAULT_ROWS × DEFAULT_COLS if not given): how many rows a cursor may go back up over. */
-  readonly size?: { readonly rows: number; readonly cols: number };
+  readonly size?: RowsAndCols;
 }
 
 const BS = 0x08;
@@ -51,7 +51,6 @@ const LF = 0x0a;
 const CR = 0x0d;
 const ESC = 0x1b;
 const REPLACEMENT = '\uFFFD';
-const ONLY_SPACES = /^ *$/;
 
 /** A sink that keeps nothing: before the first chunk, and for a renderer run only for the state it reaches. */
 export const NO_SINK: LineSink = { line: () => undefined, lines: () => undefined };
@@ -353,7 +352,7 @@ export class LineRenderer {
   }
 
   /** The terminal was resized after what was rendered so far: modes the resize resets follow (terminal-modes.ts). */
-  resized(size?: { readonly rows: number; readonly cols: number }): void {
+  resized(size?: RowsAndCols): void {
     this.sequences.resized();
     if (size !== undefined) this.rowsAbove.resize(size.rows - 1, size.cols);
   }
@@ -405,10 +404,12 @@ export class LineRenderer {
   endPlainLine(): void {
     this.carriedEnd = -1;
     this.bottom.discard();
-    this.rowsAbove.forget();
   }
 
-  /** Lines went to the log as bytes, past the renderer (OutputBuffer.keepPlain): which rows are above is not known. */
+  /**
+   * Lines went to the log as bytes, past the renderer (OutputBuffer.keepPlain, endPlainLine included): which rows are
+   * above is not known.
+   */
   forgetRowsAbove(): void {
     this.rowsAbove.forget();
   }
@@ -529,7 +530,8 @@ export class LineRenderer {
 
   /**
    * From a blank line, up onto a line this chunk finished, over empty ones (HeldRows): that line is the current one
-   * again. Anywhere else a line log has no row to go to, and the move is dropped. Whether it went.
+   * again. Else up onto a row the log already holds (RowsAbove), to draw it again. Anywhere else a line log has no row
+   * to go to, and the move is dropped. Whether it went.
    */
   private cursorUp(count: number): boolean {
     this.rowsAbove.trackRuns();
@@ -560,8 +562,8 @@ export class LineRenderer {
     if (this.onRow > 0) {
       const logged = this.rowsAbove.at(this.onRow) as string;
       const blank = this.rowLine.isBlank;
-      const drawn = blank ? '' : this.rowLine.take();
-      if (blank) this.rowLine.discard();
+      const drawn = blank ? '' : this.rowLine.partial();
+      this.rowLine.discard();
       const changed = blank ? !ONLY_SPACES.test(logged) : drawn !== logged;
       if (changed) {
         this.held.release(sink);

@@ -16,6 +16,7 @@ import type { ParserStart, TerminalQuery } from './escape-parser.js';
 import { type LineScanner, lineScanner } from './line-scan.js';
 import { LineStore } from './line-store.js';
 import { type RawChunk, RawTail } from './raw-tail.js';
+import type { RowsAndCols } from './rows-above.js';
 import { replayModes } from './replay-modes.js';
 
 export interface OutputBufferOptions {
@@ -37,7 +38,7 @@ export interface OutputBufferOptions {
    */
   readonly plainRingBytes?: number;
   /** The terminal's size, for the rows a program moves the cursor back over (see RowsAbove); the default size if not given. */
-  readonly size?: { readonly rows: number; readonly cols: number };
+  readonly size?: RowsAndCols;
 }
 
 export interface BufferLine {
@@ -447,7 +448,7 @@ export class OutputBuffer {
    * The terminal was resized after the output so far: the modes a resize resets (the scroll regions, tab stops) are
    * reset from here on, for a screen's restart to give back what the emulator, resized too, has.
    */
-  noteResize(size?: { readonly rows: number; readonly cols: number }): void {
+  noteResize(size?: RowsAndCols): void {
     this.renderer.resized(size);
   }
 

@@ -1,3 +1,9 @@
+/** A terminal's size, as the line log needs it: how many rows a cursor can go up over, and how wide a row is. */
+export interface RowsAndCols {
+  readonly rows: number;
+  readonly cols: number;
+}
+
 /**
  * The rows of the screen above the cursor's row, as far as the line log can name them: the newest lines it was handed
  * one at a time, each one screen row (no longer than the terminal is wide), up to a screen's height. A program that
@@ -12,14 +18,13 @@ export class RowsAbove {
   private erasedRows = new Uint8Array(0);
   private start = 0;
   private size = 0;
-  private widthCols: number;
+  private widthCols = 0;
   /** A run too long to look at now (see loggedRun); it holds the chunk's string until the next line or run. */
   private pending: { readonly input: string; readonly from: number; readonly to: number } | undefined;
   private runsTracked = false;
 
   /** `height`: the rows a screen has above its last (the terminal's rows - 1); `width`: its columns. */
   constructor(height: number, width: number) {
-    this.widthCols = width;
     this.resize(height, width);
   }
 

@@ -20,6 +20,7 @@ import { Reaper } from '../engine/reaper.js';
 import { isCanonicalMode, longestLine } from '../engine/terminal-mode.js';
 import { TerminalAnswers } from './terminal-answers.js';
 import { CursorMarks } from './cursor-marks.js';
+import { screenRowsNow } from './screen-wait.js';
 import { CANONICAL_LINE_MAX_BYTES, EXIT_AFTER_TERMINATION_MARGIN_MS, MAX_ANSWER_WAIT_MS } from '../limits.js';
 import { idleBufferIngest, intoBuffer } from '../operators/into-buffer.js';
 import { handlerSubscriberShapes, tapHandler, type EventHandler } from '../operators/tap-handler.js';
@@ -86,13 +87,7 @@ export class PtySession implements EventHandler<PtyEvent> {
   /** The cursors handed out for this PTY's output (see CursorMarks). */
   readonly cursors = new CursorMarks(() =>
     this.screen.alternateScreenActive()
-      ? {
-          screenRows: this.screen.snapshot().then(
-            (snapshot) => snapshot.rows,
-            () => undefined,
-          ),
-          rawOffset: this.buffer.totalRawChars,
-        }
+      ? { screenRows: screenRowsNow(this.screen), rawOffset: this.buffer.totalRawChars }
       : undefined,
   );
   status: PtyStatus = 'starting';

@@ -6,6 +6,15 @@ import { PrintedRuns } from '../screen/printed-runs.js';
 import { type ScreenRowMatch, ScreenRowScanner } from '../screen/screen-row-scanner.js';
 import type { CursorMark } from './cursor-marks.js';
 import type { PtySession } from './pty-session.js';
+import type { LazyScreen } from '../screen/lazy-screen.js';
+
+/** The rows the screen shows now, read in turn with other reads; undefined once the PTY is gone (the read fails). */
+export function screenRowsNow(screen: LazyScreen): Promise<readonly string[] | undefined> {
+  return screen.snapshot().then(
+    (snapshot) => snapshot.rows,
+    () => undefined,
+  );
+}
 
 /**
  * A wait's matches on the screen: while a full-screen program is on the alternate screen, whose drawing the lines
@@ -28,10 +37,7 @@ export function screenMatches(
       fromCursor !== undefined
         ? (fromCursor.screenRows ?? Promise.resolve(undefined))
         : screen.alternateScreenActive()
-          ? screen.snapshot().then(
-              (snapshot) => snapshot.rows,
-              () => undefined,
-            )
+          ? screenRowsNow(screen)
           : Promise.resolve(undefined);
     let scanner: ScreenRowScanner | undefined;
     /** Where the output the last look saw ends: what comes after it was printed since. */
