@@ -32,6 +32,7 @@ import type { PtyActivity } from '../operators/wait-for.js';
 import { resizeTerminal } from '../engine/resize-terminal.js';
 import { LazyScreen } from '../screen/lazy-screen.js';
 import { ShapeKeeper } from '../shapes/shape-keeper.js';
+import { matchShapes } from '../shapes/match-shapes.js';
 import type { TerminalSize } from '../screen/xterm.js';
 
 import type { PtyStatus } from '../protocol/tool-results.js';
@@ -196,13 +197,14 @@ export class PtySession implements EventHandler<PtyEvent> {
 
   /**
    * Called when the registry drops the PTY: the emulator's memory goes with it. An empty buffer is made in its
-   * buffer's place, a set of events in its events' place, and a session that never starts in its own, so the next
-   * PTY's output finds the ingest path still optimized (see ShapeKeeper).
+   * buffer's place, a set of events in its events' place, a session that never starts in its own, and two match
+   * expressions (see matchShapes), so the next PTY's output finds the ingest path still optimized (see ShapeKeeper).
    */
   dispose(): void {
     bufferShapes.renew();
     eventShapes.renew();
     sessionShapes.renew();
+    matchShapes.renew();
     this.screen.dispose();
   }
 

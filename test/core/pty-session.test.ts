@@ -1,3 +1,4 @@
+import { match } from 'ts-pattern';
 import { NEVER, Observable, of, shareReplay, Subject, tap } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
@@ -8,6 +9,7 @@ import type { PtyHandle, PtyProcessDeps } from '../../src/streams/pty-process.js
 import type { TerminationReport } from '../../src/streams/session-report.js';
 import type { ShapeKeeper } from '../../src/shapes/shape-keeper.js';
 import { handlerSubscriberShapes } from '../../src/operators/tap-handler.js';
+import { matchShapes } from '../../src/shapes/match-shapes.js';
 import { testScheduler } from '../support/marbles.js';
 
 const info = (over: Partial<PtyInfo> = {}): PtyInfo => ({
@@ -355,6 +357,13 @@ describe('PtySession.dispose', () => {
   it('renews the set of event specimens too, so the next PTY’s start and exit events keep their classes', () => {
     const { kept } = disposeRenews(eventShapes);
     expect(kept?.map((e) => e.kind)).toEqual(['started', 'output', 'output', 'output', 'exit', 'exit', 'members']);
+  });
+
+  it('renews the kept match expressions, so code that inlined a match keeps their classes', () => {
+    const { kept } = disposeRenews(matchShapes);
+    const [unmatched, matched] = kept ?? [];
+    expect(unmatched?.constructor).toBe(match(1).constructor);
+    expect(matched?.constructor).toBe(match(1).constructor);
   });
 
   it('leaves a session that never starts and a buffer step in their own shape keeper, holding nothing of this PTY', () => {
