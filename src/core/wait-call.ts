@@ -18,10 +18,12 @@ import {
   MAX_WAIT_OUTPUT_LINES,
   TERMINATE_TIMEOUT_MS,
 } from '../limits.js';
-import { waitFor, type WaitOutcome } from '../operators/wait-for.js';
+import { idleActivityOutcomes, waitFor, type WaitOutcome } from '../operators/wait-for.js';
 import { compileLinearPattern, type LinearPattern } from '../patterns/linear-pattern.js';
 import { markOf, OutputScanner, type OutputMark, type OutputMatch } from '../patterns/output-scanner.js';
 import type { WaitReport } from '../protocol/tool-results.js';
+import { OutputBuffer } from '../buffer/output-buffer.js';
+import { ShapeKeeper } from '../shapes/shape-keeper.js';
 import type { WaitInput } from '../protocol/wait-schema.js';
 import type { ScreenRowMatch } from '../screen/screen-row-scanner.js';
 import type { CursorMark } from './cursor-marks.js';
@@ -65,6 +67,19 @@ export function refuseIgnoreCaseAlone(tool: string, input: WaitInput | undefined
     throw new PtyError('invalid_input', `${tool}: wait.ignoreCase only applies with wait.pattern. Nothing was done.`);
   }
 }
+
+const KEPT_PATTERN = compileLinearPattern('waitShapes', 'kept', false);
+
+/**
+ * A pattern wait's step, its quiet clock and its scanner, never subscribed, made anew as each wait ends (see
+ * ShapeKeeper): a pending wait's scan runs after every chunk of its PTY, inlined into the session's tap, and no wait's
+ * objects outlived it, so the collection after each one threw that code away (docs/PERFORMANCE.md, twenty-ninth
+ * session). Exported for tests.
+ */
+export const waitShapes = new ShapeKeeper((): readonly object[] => {
+  const buffer = new OutputBuffer();
+  return [idleActivityOutcomes(new OutputScanner(buffer, KEPT_PATTERN, markOf(buffer)))];
+});
 
 /** A wait already listening: `done` settles with its result; `cancel` lets go (when the write it waits on failed). */
 export interface PendingWait {
@@ -112,6 +127,7 @@ export function startWait(
       )
       .subscribe({ next: resolve, error: reject });
   }).then(async (outcome) => {
+    waitShapes.renew();
     // Killed: the answer waits for the program's end, so that it says how it ended (status, exit code) as pty_kill does.
     if (outcome.reason === 'killed') await endOf(session, TERMINATE_TIMEOUT_MS, options.scheduler);
     const report = waitResult(
@@ -125,7 +141,13 @@ export function startWait(
     const screen = await screenIfFullScreen(session);
     return screen === undefined ? report : { ...report, screen, screenNote: ALTERNATE_NOTE };
   });
-  return { done, cancel: () => subscription?.unsubscribe() };
+  return {
+    done,
+    cancel: () => {
+      waitShapes.renew();
+      subscription?.unsubscribe();
+    },
+  };
 }
 
 /** Whether output came after `mark`: a line finished since, or the unfinished line changed. */

@@ -5,7 +5,7 @@ import {
   type Observable,
   type OperatorFunction,
   type SchedulerLike,
-  type Subscriber,
+  Subscriber,
   take,
   timer,
 } from 'rxjs';
@@ -137,6 +137,14 @@ class ActivityOutcomes<M> extends ChunkSubscriber<PtyActivity, WaitOutcome<M>> {
   private quiet(): void {
     this.destination.next(QUIET_OUTCOME);
   }
+}
+
+/**
+ * A wait's step that is never subscribed, with its quiet clock, reading `scanner`: kept alive between waits for its
+ * classes (see waitShapes in wait-call.ts).
+ */
+export function idleActivityOutcomes<M>(scanner: Scanner<M>): object {
+  return new ActivityOutcomes<M>(new Subscriber(), scanner, UNFINISHED_LINE_SETTLE_MS, undefined, false);
 }
 
 const QUIET_OUTCOME = { reason: 'quiet' } as const;

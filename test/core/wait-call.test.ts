@@ -1,6 +1,7 @@
 import { NEVER, Observable, throwError } from 'rxjs';
 import { PtySession, type PtyInfo } from '../../src/core/pty-session.js';
-import { actThenWait, compileWait } from '../../src/core/wait-call.js';
+import { actThenWait, compileWait, waitShapes } from '../../src/core/wait-call.js';
+import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { Reaper } from '../../src/engine/reaper.js';
 import { MAX_BUFFER_CHARS, MAX_LINE_CHARS } from '../../src/limits.js';
 import { PtyError } from '../../src/errors.js';
@@ -165,5 +166,34 @@ describe("a wait's match is cut as its line is in lines", () => {
     const text = `${'z'.repeat(MAX_LINE_CHARS - 4)}DONE`;
     const { match } = await matchOf(`${text}\n`);
     expect(match).toStrictEqual({ line: 1, text, unfinished: false });
+  });
+});
+
+describe("a wait's end leaves a step of its own in the shape keeper, so the next wait's scans stay optimized", () => {
+  /** What the kept step reads: its class, its scanner's class, and the buffer that scanner reads. */
+  function keptStep(): { step: string | undefined; scanner: string | undefined; lines: unknown } {
+    const [step] = waitShapes.instance ?? [];
+    const scanner = (step as { scanner?: { lines: unknown } } | undefined)?.scanner;
+    return { step: step?.constructor.name, scanner: scanner?.constructor.name, lines: scanner?.lines };
+  }
+
+  it('a wait that matched: a step that is not the one used, reading a buffer of its own', async () => {
+    const session = sessionWith(printsNextTurn('ready\n', () => undefined));
+    const before = waitShapes.instance;
+    const { waited } = await actThenWait(session, wait('^ready$'), undefined, () => session.start(), FROM_THE_START);
+    expect(waited?.reason).toBe('match');
+    expect(waitShapes.instance).not.toBe(before);
+    const kept = keptStep();
+    expect(kept).toEqual({ step: 'ActivityOutcomes', scanner: 'OutputScanner', lines: expect.any(OutputBuffer) });
+    expect(kept.lines).not.toBe(session.buffer);
+  });
+
+  it('a wait let go because its act failed', async () => {
+    const session = sessionWith(printsNextTurn('later\n', () => undefined));
+    const before = waitShapes.instance;
+    const failed = actThenWait(session, wait('^never$'), undefined, () => Promise.reject(new Error('no')));
+    await expect(failed).rejects.toThrow('no');
+    expect(waitShapes.instance).not.toBe(before);
+    expect(keptStep().step).toBe('ActivityOutcomes');
   });
 });
