@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { Observable, Subscriber } from 'rxjs';
+import { ShapeKeeper } from '../shapes/shape-keeper.js';
 import type { IngestGate } from './ingest-gate.js';
 
 export type ChildEvent =
@@ -10,6 +11,30 @@ export type ChildEvent =
   /** The process has exited and every pipe is drained: the last event. */
   | { readonly kind: 'close'; readonly code: number | null; readonly signal: NodeJS.Signals | null }
   | { readonly kind: 'error'; readonly error: Error };
+
+/** The events as the relay makes them, one function per kind: the kept specimens below are made by the same code. */
+const stdoutOf = (chunk: Buffer): ChildEvent => ({ kind: 'stdout', chunk });
+const stderrOf = (chunk: Buffer): ChildEvent => ({ kind: 'stderr', chunk });
+const EXIT_EVENT: ChildEvent = { kind: 'exit' };
+const errorOf = (error: Error): ChildEvent => ({ kind: 'error', error });
+const closeOf = (code: number | null, signal: NodeJS.Signals | null): ChildEvent => ({ kind: 'close', code, signal });
+
+/**
+ * One child event of each kind and field representation, made anew as each child closes (see ShapeKeeper).
+ *
+ * Why, as for eventShapes (pty-events.ts): OutputFirst's step, which every chunk passes through, also sees a child's
+ * close; no close event was alive between two PTYs, so V8 freed its hidden class, and each PTY's close deoptimized
+ * the step ("wrong map" at its kind check), which the next flood compiled again (docs/PERFORMANCE.md, twenty-ninth
+ * session). The exit code and signal are made both as values and as null, so the class holds either from the start.
+ */
+export const childEventShapes = new ShapeKeeper((): readonly ChildEvent[] => [
+  stdoutOf(Buffer.alloc(0)),
+  stderrOf(Buffer.alloc(0)),
+  errorOf(new Error('kept')),
+  closeOf(0, null),
+  closeOf(null, 'SIGKILL'),
+]);
+childEventShapes.renew();
 
 /**
  * A child process's stdout, stderr, exit, close and error as one stream, in the order Node reports them;
@@ -80,7 +105,7 @@ class ChildEventRelay {
   }
 
   private stdout(chunk: Buffer): void {
-    this.subscriber.next({ kind: 'stdout', chunk });
+    this.subscriber.next(stdoutOf(chunk));
     const { gate } = this;
     if (gate === null || gate.admit(chunk.length)) return;
     this.child.stdout?.pause();
@@ -92,20 +117,21 @@ class ChildEventRelay {
   }
 
   private stderr(chunk: Buffer): void {
-    this.subscriber.next({ kind: 'stderr', chunk });
+    this.subscriber.next(stderrOf(chunk));
   }
 
   private exit(): void {
-    this.subscriber.next({ kind: 'exit' });
+    this.subscriber.next(EXIT_EVENT);
   }
 
   private error(error: Error): void {
-    this.subscriber.next({ kind: 'error', error });
+    this.subscriber.next(errorOf(error));
   }
 
   private close(code: number | null, signal: NodeJS.Signals | null): void {
     this.cancelResume?.();
-    this.subscriber.next({ kind: 'close', code, signal });
+    this.subscriber.next(closeOf(code, signal));
+    childEventShapes.renew();
     this.subscriber.complete();
   }
 }

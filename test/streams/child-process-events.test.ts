@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { type ChildEvent, childProcessEvents$ } from '../../src/streams/child-process-events.js';
+import { type ChildEvent, childEventShapes, childProcessEvents$ } from '../../src/streams/child-process-events.js';
+import { natives } from '../support/v8-natives.js';
 import { IngestGate } from '../../src/streams/ingest-gate.js';
 
 function fakeChild() {
@@ -70,5 +71,44 @@ describe('childProcessEvents$', () => {
       expect(stdout.isPaused()).toBe(unsubscribeFirst);
       subscription.unsubscribe();
     }
+  });
+});
+
+describe('childEventShapes', () => {
+  it('keeps one event of each kind with the classes the relay’s own events have, made anew as a child closes', () => {
+    const { child, stdout, stderr } = fakeChild();
+    const seen: ChildEvent[] = [];
+    childProcessEvents$(child, null).subscribe((e) => seen.push(e));
+    stdout.emit('data', Buffer.from('out'));
+    stderr.emit('data', Buffer.from('err'));
+    child.emit('error', new Error('EPIPE'));
+    const before = childEventShapes.instance;
+    child.emit('close', 3, null);
+    const killed = fakeChild().child;
+    childProcessEvents$(killed, null).subscribe((e) => seen.push(e));
+    killed.emit('close', null, 'SIGTERM');
+    const kept = childEventShapes.instance ?? [];
+    expect(kept).not.toBe(before);
+    expect(seen.map(described)).toEqual([
+      'stdout out',
+      'stderr err',
+      'error EPIPE',
+      'close 3 null',
+      'close null SIGTERM',
+    ]);
+    const [out, err, error, exited, signalled] = seen;
+    const [keptOut, keptErr, keptError, keptExited, keptSignalled] = kept;
+    expect([keptOut?.kind, keptErr?.kind, keptError?.kind, keptExited?.kind, keptSignalled?.kind]).toEqual([
+      'stdout',
+      'stderr',
+      'error',
+      'close',
+      'close',
+    ]);
+    expect(natives.sameMap(keptOut, out)).toBe(true);
+    expect(natives.sameMap(keptErr, err)).toBe(true);
+    expect(natives.sameMap(keptError, error)).toBe(true);
+    expect(natives.sameMap(keptExited, exited)).toBe(true);
+    expect(natives.sameMap(keptSignalled, signalled)).toBe(true);
   });
 });
