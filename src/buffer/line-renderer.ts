@@ -10,9 +10,8 @@ import { ColoredRuns } from './colored-runs.js';
 import { EscapeParser, type LineEffects, type ParserStart, type TerminalQuery } from './escape-parser.js';
 import { FRESH_MODES, type TerminalModes } from './terminal-modes.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
-import { LineCells, ONLY_SPACES } from './line-cells.js';
-import { HeldRows } from './held-rows.js';
-import { type RowsAndCols, RowsAbove } from './rows-above.js';
+import { CursorRows } from './cursor-rows.js';
+import type { RowsAndCols } from './rows-above.js';
 import type { ByteRing, RingSpan } from './byte-ring.js';
 import type { LineScanner } from './line-scan.js';
 import { indexOrEnd, nextMatch, SPECIAL_BUT_LF } from './special-units.js';
@@ -66,27 +65,21 @@ function positiveInteger(name: string, value: number): number {
  *
  * Escape sequences (CSI, OSC, DCS/SOS/PM/APC, two-byte and charset escapes, their 8-bit C1 forms) are removed;
  * the few that only move the cursor inside the current line or erase it (`CSI K`, `CSI G`, `CSI C`, `CSI D`) are
- * applied, because progress output relies on them as much as on `\r`. Anything that needs a screen (cursor up,
- * scroll regions) cannot be expressed in a line log and is dropped. What a full-screen program draws on the alternate
- * screen is left out whole, as a terminal leaves it out of its scrollback.
+ * applied, because progress output relies on them as much as on `\r`. Moves between rows go to CursorRows, which
+ * holds the rows a line log can name (the unfinished line and those above it it already has); anything else that needs
+ * a screen (scroll regions, absolute positions) cannot be expressed in a line log and is dropped. What a full-screen
+ * program draws on the alternate screen is left out whole, as a terminal leaves it out of its scrollback.
  *
  * The current line has a cursor, as on a terminal: `\r` and `\b` only move it and later text overwrites in place,
  * so a `\r` at the end of a chunk needs no look-ahead (`\r\n` and `\n` both end the line with what it shows).
- * The line and its cursor are a `LineCells`, the sequences are read by an `EscapeParser`; this class takes the text
- * in runs and applies to the line what the controls and sequences do to it.
+ * The line and its cursor are a `LineCells` (CursorRows.line), the sequences are read by an `EscapeParser`; this class
+ * takes the text in runs and applies to the line what the controls and sequences do to it.
  *
  * Every decision depends on the characters alone, never on where chunks split: any split renders the same.
  */
 export class LineRenderer {
-  /** The line the cursor is on: `bottom`, or `rowLine` while it is on a row above (RowsAbove). */
-  private line: LineCells;
-  /** The unfinished line: the newest row, which reads and waits see. */
-  private readonly bottom: LineCells;
-  /** A row above the bottom the cursor went back up to, being drawn again. */
-  private readonly rowLine: LineCells;
-  /** How many rows above the bottom the cursor is (0: on it). */
-  private onRow = 0;
-  private readonly rowsAbove: RowsAbove;
+  /** The unfinished line, the rows above it the log holds, and the cursor among them. */
+  private readonly rows: CursorRows;
   private readonly colored: ColoredRuns;
   private readonly sequences: EscapeParser;
   /** The sink of the chunk being rendered: a `\n` inside an escape sequence ends a line too. */
@@ -107,28 +100,22 @@ export class LineRenderer {
   private crAtEnd = false;
   /** Queries the program sent its terminal since the last takeQueries, oldest first (bounded; more are dropped). */
   private queries: TerminalQuery[] = [];
-  /** Lines the chunk being rendered finished, held for a cursor that goes back up over empty rows (HeldRows). */
-  private readonly held = new HeldRows(MAX_TERMINAL_DIMENSION, (text) => this.rowsAbove.logged(text));
 
   constructor(options: LineRendererOptions = {}) {
     const maxLineChars = positiveInteger('maxLineChars', options.maxLineChars ?? MAX_BUFFER_CHARS);
-    this.bottom = new LineCells(maxLineChars, options.ring);
-    this.line = this.bottom;
-    this.rowLine = new LineCells(maxLineChars);
-    const size = options.size ?? { rows: DEFAULT_ROWS, cols: DEFAULT_COLS };
-    this.rowsAbove = new RowsAbove(size.rows - 1, size.cols);
+    this.rows = new CursorRows(maxLineChars, options.size ?? { rows: DEFAULT_ROWS, cols: DEFAULT_COLS }, options.ring);
     const maxSequenceChars = positiveInteger('maxSequenceChars', options.maxSequenceChars ?? MAX_ESCAPE_SEQUENCE_CHARS);
-    this.colored = new ColoredRuns(this.line.maxChars, maxSequenceChars);
+    this.colored = new ColoredRuns(maxLineChars, maxSequenceChars);
     const effects: LineEffects = {
       control: (unit) => this.control(unit, this.sink),
       lineCsi: (final, param) => this.lineCsi(final, param),
       lineCursor: (save) => {
         // The alternate screen has a saved cursor of its own (xterm.js keeps one per screen).
         if (this.sequences.alternateScreen) return;
-        if (save) this.line.saveCursor();
-        else this.line.restoreCursor();
+        if (save) this.rows.line.saveCursor();
+        else this.rows.line.restoreCursor();
       },
-      fullReset: () => this.clearedScreen(),
+      fullReset: () => this.rows.cleared(this.sink),
       query: (query) => {
         if (this.queries.length < MAX_PENDING_TERMINAL_QUERIES) this.queries.push(query);
       },
@@ -217,7 +204,7 @@ export class LineRenderer {
         continue;
       }
       if (lf < i) lf = indexOrEnd(input.indexOf('\n', i), end);
-      if (this.onRow === 0 && this.line.isFresh) {
+      if (this.rows.onBottom && this.rows.line.isFresh) {
         // Whole plain lines on a fresh line: nothing to overwrite, pad or cut, so each is the line as written.
         // Taking one leaves the line fresh, so take all of them up to the next other special unit.
         const from = i;
@@ -225,20 +212,20 @@ export class LineRenderer {
           // Every whole line before the next other special unit, as one run: no line is longer than the run,
           // so when the run is within the bound, so is each of its lines, and the sink splits it in one pass.
           const last = input.lastIndexOf('\n', other - 1);
-          if (last - i <= this.line.maxChars) {
-            this.runOfLines(input, i, last + 1, sink, scan);
+          if (last - i <= this.rows.line.maxChars) {
+            this.rows.runOfLines(input, i, last + 1, sink, scan);
             i = last + 1;
             lf = indexOrEnd(input.indexOf('\n', i), end);
           }
         }
-        while (lf < other && lf - i <= this.line.maxChars) {
-          this.held.line(input.slice(i, lf), sink);
+        while (lf < other && lf - i <= this.rows.line.maxChars) {
+          this.rows.heldLine(input.slice(i, lf), sink);
           i = lf + 1;
           lf = indexOrEnd(input.indexOf('\n', i), end);
         }
-        if (other + 1 === lf && lf < end && input.charCodeAt(other) === CR && other - i <= this.line.maxChars) {
+        if (other + 1 === lf && lf < end && input.charCodeAt(other) === CR && other - i <= this.rows.line.maxChars) {
           // `\r\n`: the `\r` only sends the cursor home first.
-          this.held.line(input.slice(i, other), sink);
+          this.rows.heldLine(input.slice(i, other), sink);
           i = lf + 1;
         }
         if (i > from) continue;
@@ -251,7 +238,7 @@ export class LineRenderer {
         if (colored.end === i) wholeTried = true;
         if (colored.end > i) {
           const plain = colored.plain ?? this.colored.cutOut(input, i, colored.end);
-          this.runOfLines(plain, 0, plain.length, sink);
+          this.rows.runOfLines(plain, 0, plain.length, sink);
           i = colored.end;
           continue;
         }
@@ -259,7 +246,7 @@ export class LineRenderer {
       const special = Math.min(lf, other);
       // The bulk of any output is plain text: take it a run at a time, up to the next special unit.
       if (special > i) {
-        this.line.put(input.slice(i, special));
+        this.rows.line.put(input.slice(i, special));
         i = special;
         continue;
       }
@@ -268,44 +255,22 @@ export class LineRenderer {
         if (i + 1 === end) {
           this.pendingHigh = input.slice(i);
         } else if (isLow(input.charCodeAt(i + 1))) {
-          this.line.put(input.slice(i, i + 2));
+          this.rows.line.put(input.slice(i, i + 2));
           i++;
         } else {
           this.onlyText = false;
-          this.line.put(REPLACEMENT);
+          this.rows.line.put(REPLACEMENT);
         }
       } else if (isLow(unit)) {
         this.onlyText = false;
-        this.line.put(REPLACEMENT);
+        this.rows.line.put(REPLACEMENT);
       } else {
         this.controlUnit(unit, input, i, end, sink);
       }
       i++;
     }
-    this.held.release(sink);
+    this.rows.release(sink);
     this.sink = NO_SINK;
-  }
-
-  /**
-   * Whole lines, `input` from `from` to `to`, to the sink as one run. Empty lines at its end are held with the line
-   * before them (HeldRows), as lines finished one at a time are: prompt_toolkit's reserved rows come as colored lines.
-   */
-  private runOfLines(input: string, from: number, to: number, sink: LineSink, scan?: LineScanner): void {
-    this.held.release(sink);
-    let end = to;
-    while (end - 2 >= from && input.charCodeAt(end - 2) === LF) end--;
-    if (end === to) {
-      sink.lines(input, from, to, scan);
-      this.rowsAbove.loggedRun(input, from, to);
-      return;
-    }
-    const lastLine = end - 2 >= from ? Math.max(input.lastIndexOf('\n', end - 2) + 1, from) : from;
-    if (lastLine > from) {
-      sink.lines(input, from, lastLine, scan);
-      this.rowsAbove.loggedRun(input, from, lastLine);
-    }
-    this.held.line(input.slice(lastLine, end - 1), sink);
-    for (let empty = end; empty < to; empty++) this.held.line('', sink);
   }
 
   /** A control or DEL at `i` of `input` (whose length is `end`), read as text: it may start a sequence. */
@@ -354,7 +319,7 @@ export class LineRenderer {
   /** The terminal was resized after what was rendered so far: modes the resize resets follow (terminal-modes.ts). */
   resized(size?: RowsAndCols): void {
     this.sequences.resized();
-    if (size !== undefined) this.rowsAbove.resize(size.rows - 1, size.cols);
+    if (size !== undefined) this.rows.resize(size);
   }
 
   /** The modes a screen's restart gives back (terminal-modes.ts), as of everything rendered so far. */
@@ -372,7 +337,7 @@ export class LineRenderer {
    * afresh.
    */
   get atGround(): boolean {
-    return !this.sequences.inSequence && this.pendingHigh === '' && this.onRow === 0;
+    return !this.sequences.inSequence && this.pendingHigh === '' && this.rows.onBottom;
   }
 
   /**
@@ -386,7 +351,7 @@ export class LineRenderer {
       this.onlyText = false;
     }
     this.carriedEnd = -1;
-    this.bottom.putKept(span);
+    this.rows.bottom.putKept(span);
   }
 
   /**
@@ -394,7 +359,7 @@ export class LineRenderer {
    * chunk: a plain `\n` now would complete exactly that span's text. Undefined otherwise.
    */
   get plainLineSpan(): RingSpan | undefined {
-    return this.atGround && !this.crAtEnd ? this.bottom.plainSpan : undefined;
+    return this.atGround && !this.crAtEnd ? this.rows.bottom.plainSpan : undefined;
   }
 
   /**
@@ -403,7 +368,7 @@ export class LineRenderer {
    */
   endPlainLine(): void {
     this.carriedEnd = -1;
-    this.bottom.discard();
+    this.rows.bottom.discard();
   }
 
   /**
@@ -411,17 +376,17 @@ export class LineRenderer {
    * above is not known.
    */
   forgetRowsAbove(): void {
-    this.rowsAbove.forget();
+    this.rows.forget();
   }
 
   /** The ring offset of the oldest span the current line holds, or `none` when it holds none: see ByteRing.write. */
   oldestSpanOr(none: number): number {
-    return this.bottom.oldestSpanOr(none);
+    return this.rows.bottom.oldestSpanOr(none);
   }
 
   /** Nothing on the current line and the cursor home: whole plain lines put now are each exactly as written. */
   get freshLine(): boolean {
-    return this.onRow === 0 && this.bottom.isFresh;
+    return this.rows.onBottom && this.rows.bottom.isFresh;
   }
 
   /**
@@ -429,44 +394,40 @@ export class LineRenderer {
    * end): plain lines now are exactly as written, and rendering them would change nothing but the lines given.
    */
   get takesPlainLines(): boolean {
-    return this.bottom.isFresh && this.atGround && !this.crAtEnd;
+    return this.rows.bottom.isFresh && this.atGround && !this.crAtEnd;
   }
 
   /** The unterminated current line as it looks now (cached until it changes). */
   partial(): string {
-    return this.bottom.partial();
+    return this.rows.bottom.partial();
   }
 
   /** The last `limit` characters of `partial()`, without building all of it. */
   partialTail(limit: number): string {
-    return this.bottom.partialTail(limit);
+    return this.rows.bottom.partialTail(limit);
   }
 
   /** `partialTail(limit)` as bytes when it is all ASCII (see LineCells.partialTailAscii). */
   partialTailAscii(limit: number): Uint8Array | undefined {
-    return this.bottom.partialTailAscii(limit);
+    return this.rows.bottom.partialTailAscii(limit);
   }
 
   /** What the unfinished line lost from its head for being longer than the bound (see LineSink.line). */
   get partialHeadDropped(): number {
-    return this.bottom.headDropped;
+    return this.rows.bottom.headDropped;
   }
 
   /** Length of `partial()` without building it. */
   get partialLength(): number {
-    return this.bottom.partialLength;
+    return this.rows.bottom.partialLength;
   }
 
   /** Ends the stream: an unfinished escape sequence is dropped and a non-empty current line is completed. */
   flush(): string[] {
-    if (this.pendingHigh !== '') this.line.put(REPLACEMENT);
+    if (this.pendingHigh !== '') this.rows.line.put(REPLACEMENT);
     this.pendingHigh = '';
     this.sequences.abandon();
-    const redrawn: string[] = [];
-    if (this.onRow > 0) this.toRow(0, { line: (text) => redrawn.push(text), lines: () => undefined });
-    const nonEmpty = this.bottom.partialLength > 0;
-    const last = this.bottom.take();
-    return nonEmpty ? [...redrawn, last] : redrawn;
+    return this.rows.flush();
   }
 
   // ── What sequences do to the line ──────────────────────────────────────────────────────────
@@ -478,148 +439,50 @@ export class LineRenderer {
     const count = Math.min(Math.max(param, 1), MAX_TERMINAL_DIMENSION);
     switch (final) {
       case 0x41: // A: cursor up
-        this.cursorUp(count);
+        this.rows.up(count, this.sink);
         return;
       case 0x46: // F: cursor up, to column 0
-        if (this.cursorUp(count)) this.line.carriageReturn();
+        if (this.rows.up(count, this.sink)) this.rows.line.carriageReturn();
         return;
-      case 0x42: // B: cursor down; below the unfinished line the log has no rows
-        if (this.onRow > 0) this.toRow(Math.max(this.onRow - count, 0), this.sink);
+      case 0x42: // B: cursor down
+        this.rows.down(count, this.sink);
         return;
       case 0x45: // E: cursor down, to column 0
-        if (this.onRow > 0) {
-          this.toRow(Math.max(this.onRow - count, 0), this.sink);
-          this.line.carriageReturn();
-        }
+        if (this.rows.down(count, this.sink)) this.rows.line.carriageReturn();
         return;
       case 0x4a: // J: erase in display; of the screen, the line log holds the rows it can name (3: the scrollback only)
-        if (param === 2) this.clearedScreen();
-        else if (param !== 3) this.eraseInDisplay(param === 1);
+        if (param === 2) this.rows.cleared(this.sink);
+        else if (param !== 3) this.rows.eraseInDisplay(param === 1);
         return;
       case 0x4b: // K: erase in line
-        this.line.eraseInLine(Math.max(param, 0));
+        this.rows.line.eraseInLine(Math.max(param, 0));
         return;
       case 0x47: // G: cursor to column (1-based)
-        this.line.cursorToColumn(count - 1);
+        this.rows.line.cursorToColumn(count - 1);
         return;
       case 0x43: // C: cursor forward
-        this.line.cursorForward(count);
+        this.rows.line.cursorForward(count);
         return;
       case 0x44: // D: cursor back
-        this.line.cursorBack(count);
+        this.rows.line.cursorBack(count);
         return;
       case 0x50: // P: delete characters (DCH)
-        this.line.deleteChars(count);
+        this.rows.line.deleteChars(count);
         return;
       case 0x40: // @: insert blanks (ICH)
-        this.line.insertBlanks(count);
+        this.rows.line.insertBlanks(count);
         return;
       case 0x58: // X: erase characters (ECH)
-        this.line.eraseChars(count);
+        this.rows.line.eraseChars(count);
         return;
       case 0x73: // s: save the cursor (SCOSC; with parameters it sets margins, which a line has none of)
-        if (param === -1) this.line.saveCursor();
+        if (param === -1) this.rows.line.saveCursor();
         return;
       case 0x75: // u: restore it (SCORC)
-        if (param === -1) this.line.restoreCursor();
+        if (param === -1) this.rows.line.restoreCursor();
         return;
       default:
         return;
-    }
-  }
-
-  /**
-   * From a blank line, up onto a line this chunk finished, over empty ones (HeldRows): that line is the current one
-   * again. Else up onto a row the log already holds (RowsAbove), to draw it again. Anywhere else a line log has no row
-   * to go to, and the move is dropped. Whether it went.
-   */
-  private cursorUp(count: number): boolean {
-    this.rowsAbove.trackRuns();
-    if (this.onRow === 0 && this.line.isBlank) {
-      const landed = this.held.takeBack(count, this.rowsAbove.width);
-      if (landed !== undefined) {
-        this.line.reopen(landed);
-        return true;
-      }
-    }
-    // Up over rows the log already holds (RowsAbove): the lines held so far go to it first, as the rows they are.
-    // An unfinished line wider than the screen takes more than one row, which the log cannot count.
-    if (this.onRow === 0 && this.bottom.partialLength > this.rowsAbove.width) return false;
-    this.held.release(this.sink);
-    const up = this.onRow + count;
-    if (this.rowsAbove.at(up) === undefined) return false;
-    this.toRow(up, this.sink);
-    return true;
-  }
-
-  /**
-   * Takes the cursor to the row `up` rows above the unfinished line (0: onto it), in the column it is in. The row it
-   * leaves, when above, was drawn again: drawn as the log holds it, or left blank, it adds nothing; drawn otherwise, the
-   * log cannot change the line it has, and takes the new drawing as a line of its own, in front of the unfinished one.
-   */
-  private toRow(up: number, sink: LineSink): void {
-    const column = this.line.column;
-    if (this.onRow > 0) {
-      const logged = this.rowsAbove.at(this.onRow) as string;
-      const blank = this.rowLine.isBlank;
-      const drawn = blank ? '' : this.rowLine.partial();
-      this.rowLine.discard();
-      const changed = blank ? !ONLY_SPACES.test(logged) : drawn !== logged;
-      if (changed) {
-        this.held.release(sink);
-        sink.line(drawn);
-      }
-      this.rowsAbove.redrawn(this.onRow, changed ? drawn : logged);
-    }
-    this.onRow = up;
-    if (up === 0) {
-      this.line = this.bottom;
-      if (this.bottom.column !== column) this.bottom.cursorToColumn(column);
-      return;
-    }
-    this.rowLine.reopen(this.rowsAbove.erased(up) ? '' : (this.rowsAbove.at(up) as string), column);
-    this.line = this.rowLine;
-  }
-
-  /**
-   * ED 0 / ED 1 (`upToCursor`): the current line from or up to the cursor, and on a row above the unfinished line, the
-   * rows below it (the unfinished line with them) or above it are blank on the screen.
-   */
-  private eraseInDisplay(upToCursor: boolean): void {
-    this.line.eraseInLine(upToCursor ? 1 : 0);
-    if (this.onRow === 0) return;
-    this.rowsAbove.erase(this.onRow, !upToCursor);
-    if (!upToCursor) this.bottom.eraseInLine(2);
-  }
-
-  /**
-   * The whole screen cleared (ED 2, a full reset): tmux keeps what it showed in its scrollback (scroll-on-clear), so
-   * the line that had text is finished as it was, and the next starts on a line of its own.
-   */
-  private clearedScreen(): void {
-    if (this.onRow > 0) this.toRow(0, this.sink);
-    if (!this.line.isBlank) this.finishLine(this.sink);
-    this.held.release(this.sink);
-    this.rowsAbove.forget();
-  }
-
-  /** Hands the current line to `sink` (held with those before it, see HeldRows) and starts the next. */
-  private finishLine(sink: LineSink): void {
-    // A line feed on a row above the unfinished line goes down a row the log has.
-    if (this.onRow > 0) {
-      this.toRow(this.onRow - 1, sink);
-      // As every line feed here: the PTYs run -onlcr, and the log and the emulator (convertEol) take it as `\r\n`.
-      this.line.carriageReturn();
-      return;
-    }
-    // Read before take, which starts the next line.
-    const headDropped = this.line.headDropped;
-    if (headDropped === 0) {
-      this.held.line(this.line.take(), sink);
-    } else {
-      this.held.release(sink);
-      sink.line(this.line.take(), headDropped);
-      this.rowsAbove.forget();
     }
   }
 
@@ -638,16 +501,16 @@ export class LineRenderer {
     }
     switch (unit) {
       case LF:
-        this.finishLine(sink);
+        this.rows.finishLine(sink);
         return;
       case CR:
-        this.line.carriageReturn();
+        this.rows.line.carriageReturn();
         return;
       case BS:
-        this.line.backspace();
+        this.rows.line.backspace();
         return;
       case TAB:
-        this.line.put('\t');
+        this.rows.line.put('\t');
         return;
       default:
         // No visible effect on the line; a few change modes a screen's restart gives back.
