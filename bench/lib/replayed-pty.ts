@@ -1,6 +1,6 @@
 import { Observable } from 'rxjs';
-import type { ptyProcess$ } from '../../src/streams/pty-process.js';
 import { exitEvent, INERT_HANDLE, type PtyEvent, startedEvent, stdoutEvent } from '../../src/streams/pty-events.js';
+import { type ptyProcess$, streamShapes } from '../../src/streams/pty-process.js';
 import { NO_MEMBERS } from '../../src/streams/session-report.js';
 import { Utf8Chunks } from '../../src/streams/utf8-chunks.js';
 
@@ -25,6 +25,9 @@ export function replayedPty(chunks: readonly Buffer[], onChunk?: ChunkHook): typ
           subscriber.next(
             exitEvent({ exitCode: 0, signal: null, inferredSignal: null, scriptStderr: '', lingering: NO_MEMBERS }),
           );
+          // As the real stream does at its end (see streamShapes): else the decoder's classes died with each replay,
+          // and the next one compiled the chunk's event again, a cost of the replay's that the real path does not pay.
+          streamShapes.renew();
           subscriber.complete();
           return;
         }
