@@ -68,17 +68,20 @@ export function refuseIgnoreCaseAlone(tool: string, input: WaitInput | undefined
   }
 }
 
-const KEPT_PATTERN = compileLinearPattern('waitShapes', 'kept', false);
+/** What the kept scanner reads and looks for: made at the first wait's end, then the same for every one after. */
+let keptScannerInput: { readonly buffer: OutputBuffer; readonly pattern: LinearPattern } | undefined;
 
 /**
  * A pattern wait's step, its quiet clock and its scanner, never subscribed, made anew as each wait ends (see
  * ShapeKeeper): a pending wait's scan runs after every chunk of its PTY, inlined into the session's tap, and no wait's
  * objects outlived it, so the collection after each one threw that code away (docs/PERFORMANCE.md, twenty-ninth
- * session). Exported for tests.
+ * session). Only the step and its scanner are made anew: the empty buffer and the pattern are there for their
+ * classes, which no wait changes, so each answer does not wait for a new buffer. Exported for tests.
  */
 export const waitShapes = new ShapeKeeper((): readonly object[] => {
-  const buffer = new OutputBuffer();
-  return [idleActivityOutcomes(new OutputScanner(buffer, KEPT_PATTERN, markOf(buffer)))];
+  keptScannerInput ??= { buffer: new OutputBuffer(), pattern: compileLinearPattern('waitShapes', 'kept', false) };
+  const { buffer, pattern } = keptScannerInput;
+  return [idleActivityOutcomes(new OutputScanner(buffer, pattern, markOf(buffer)))];
 });
 
 /** A wait already listening: `done` settles with its result; `cancel` lets go (when the write it waits on failed). */
