@@ -4,6 +4,7 @@ import { KEPT_PATTERN_SPECIMENS, MATCH_BLOCK_CHARS, MAX_PATTERN_CHARS } from '..
 import { Specimens } from '../shapes/specimens.js';
 import { asciiLiteralTest, type LiteralFinder, literalFinder } from './literal-finder.js';
 import { requiredLiterals } from './required-literals.js';
+import { warmAutomaton } from './warm-automaton.js';
 
 /**
  * A pattern that runs on live output, in the host's own thread, after every chunk: it must never backtrack.
@@ -72,6 +73,7 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
     );
   }
   const required = requiredLiterals(source, ignoreCase);
+  warmAutomaton(compiled, required?.literals ?? []);
   const finder = required === undefined ? undefined : literalFinder(required);
   const test =
     finder === undefined
@@ -101,8 +103,8 @@ function withoutFlagPrefix(reason: string, ignoreCase: boolean): string {
 }
 
 /**
- * The last few patterns compiled, each run once on a line and on a block so that re2js has built what it builds on
- * first use: their hidden classes then outlive the wait or the PTY that used them (see Specimens), and the same pattern
+ * The last few patterns compiled, each run once on a line and on a block (and its automaton warmed, warmAutomaton) so
+ * that re2js has built what it builds on first use: their hidden classes then outlive the wait or the PTY that used them (see Specimens), and the same pattern
  * asked for again is one of them. A pattern holds its source and re2js's compiled program and state cache, which
  * re2js bounds (0.1–0.6 MiB measured after pathological patterns over 1.2 MB of text), never output.
  */
