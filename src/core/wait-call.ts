@@ -84,6 +84,19 @@ export const waitShapes = new ShapeKeeper((): readonly object[] => {
   return [idleActivityOutcomes(new OutputScanner(buffer, pattern, markOf(buffer)))];
 });
 
+/**
+ * Renews the kept wait classes in the turn after the answer: the renewal (~0.03 ms) is not the answer's to wait for,
+ * and an answer is what an interactive call waits on (docs/PERFORMANCE.md, thirtieth session). `used` (the ended
+ * wait's scanner) stays reachable until then, so the classes the new specimens are made in are still alive.
+ */
+function renewAfterTheAnswer(used: unknown): void {
+  setImmediate(renewWaitShapes, used);
+}
+
+function renewWaitShapes(_used: unknown): void {
+  waitShapes.renew();
+}
+
 /** A wait already listening: `done` settles with its result; `cancel` lets go (when the write it waits on failed). */
 export interface PendingWait {
   readonly done: Promise<WaitReport>;
@@ -130,7 +143,7 @@ export function startWait(
       )
       .subscribe({ next: resolve, error: reject });
   }).then(async (outcome) => {
-    waitShapes.renew();
+    renewAfterTheAnswer(scanner);
     // Killed: the answer waits for the program's end, so that it says how it ended (status, exit code) as pty_kill does.
     if (outcome.reason === 'killed') await endOf(session, TERMINATE_TIMEOUT_MS, options.scheduler);
     const report = waitResult(

@@ -177,11 +177,13 @@ describe("a wait's end leaves a step of its own in the shape keeper, so the next
     return { step: step?.constructor.name, scanner: scanner?.constructor.name, lines: scanner?.lines };
   }
 
-  it('a wait that matched: a step that is not the one used, reading a buffer of its own', async () => {
+  it('a wait that matched: in the turn after its answer, a step that is not the one used, reading a buffer of its own', async () => {
     const session = sessionWith(printsNextTurn('ready\n', () => undefined));
     const before = waitShapes.instance;
     const { waited } = await actThenWait(session, wait('^ready$'), undefined, () => session.start(), FROM_THE_START);
     expect(waited?.reason).toBe('match');
+    // Renewed in the turn after the answer, not before it.
+    await new Promise(setImmediate);
     expect(waitShapes.instance).not.toBe(before);
     const kept = keptStep();
     expect(kept).toEqual({ step: 'ActivityOutcomes', scanner: 'OutputScanner', lines: expect.any(OutputBuffer) });
