@@ -29,14 +29,18 @@ describe('warmAutomaton', () => {
 
   it('never changes what the pattern matches', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), fc.string({ maxLength: 30 }), (texts, line) => {
-        const cold = RE2JS.compile(ANSWER, RE2JS.MULTILINE);
-        const warmed = RE2JS.compile(ANSWER, RE2JS.MULTILINE);
-        warmAutomaton(warmed, texts);
-        for (const probe of [line, `ans 32 ${line}`, `>>> ans 32 ${line.length}`]) {
-          expect(warmed.test(probe)).toBe(cold.test(probe));
-        }
-      }),
+      fc.property(
+        fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+        fc.string({ maxLength: 30 }),
+        (texts, line) => {
+          const cold = RE2JS.compile(ANSWER, RE2JS.MULTILINE);
+          const warmed = RE2JS.compile(ANSWER, RE2JS.MULTILINE);
+          warmAutomaton(warmed, texts);
+          for (const probe of [line, `ans 32 ${line}`, `>>> ans 32 ${line.length}`]) {
+            expect(warmed.test(probe)).toBe(cold.test(probe));
+          }
+        },
+      ),
     );
   });
 });
