@@ -97,6 +97,11 @@ function renewWaitShapes(_used: unknown): void {
   waitShapes.renew();
 }
 
+/** A wait lets go of its inputs in the turn after its answer, so the answer does not wait for it (firstThenRelease). */
+function releaseAfterTheAnswer(letGo: () => void): void {
+  setImmediate(letGo);
+}
+
 /** A wait already listening: `done` settles with its result; `cancel` lets go (when the write it waits on failed). */
 export interface PendingWait {
   readonly done: Promise<WaitReport>;
@@ -139,6 +144,7 @@ export function startWait(
               ? NEVER
               : defer(() => (signal.aborted ? of(signal.reason) : fromEvent(signal, 'abort'))),
           ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+          releaseInputs: options.scheduler ? (letGo) => options.scheduler?.schedule(letGo) : releaseAfterTheAnswer,
         }),
       )
       .subscribe({ next: resolve, error: reject });

@@ -1,16 +1,7 @@
-import {
-  map,
-  merge,
-  NEVER,
-  type Observable,
-  type OperatorFunction,
-  type SchedulerLike,
-  Subscriber,
-  take,
-  timer,
-} from 'rxjs';
+import { map, merge, NEVER, type Observable, type OperatorFunction, type SchedulerLike, Subscriber, timer } from 'rxjs';
 import { match } from 'ts-pattern';
 import { ChunkSubscriber, throughSubscriber } from './chunk-subscriber.js';
+import { firstThenRelease } from './first-then-release.js';
 import { UNFINISHED_LINE_SETTLE_MS } from '../limits.js';
 import { QuietClock } from './quiet-clock.js';
 
@@ -52,13 +43,19 @@ export interface WaitForOptions<M> {
   /** Emits when the caller gives up (the tool call's abort signal). */
   readonly abort$?: Observable<unknown>;
   readonly scheduler?: SchedulerLike;
+  /**
+   * How the inputs are let go once the outcome is out (see firstThenRelease): at once by default; a call that answers
+   * a model lets them go in a later turn, after its answer.
+   */
+  readonly releaseInputs?: (letGo: () => void) => void;
 }
 
 /**
  * Waits on a PTY's activity for the first of: a match, quiet, exit, timeout, abort, or the PTY being stopped
  * (killed, its owner deleted, the plugin closing), then emits that one outcome and completes, releasing every
- * input. A PTY stopped by its own timeoutSeconds is left to exit: that ends the wait as `exit`. A source that
- * completes (the PTY ended before or while the wait subscribed) ends it as `exit` too.
+ * input (at once, or as `releaseInputs` schedules it). A PTY stopped by its own timeoutSeconds is left to exit: that
+ * ends the wait as `exit`. A source that completes (the PTY ended before or while the wait subscribed) ends it as
+ * `exit` too.
  *
  * Races, settled by order: a chunk that carries both the match and the exit ends as `match` (the output event
  * comes before the exit event); a chunk at the very instant the quiet or timeout timer fires wins over it.
@@ -67,7 +64,16 @@ export interface WaitForOptions<M> {
  * session.activity$.pipe(waitFor({ scanner, quietMs: 500, timeoutMs: 30_000, abort$: fromEvent(signal, 'abort') }))
  */
 export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActivity, WaitOutcome<M>> {
-  const { scanner, quietMs, timeoutMs, abort$ = NEVER, matches$ = NEVER, scheduler, outputBefore = false } = options;
+  const {
+    scanner,
+    quietMs,
+    timeoutMs,
+    abort$ = NEVER,
+    matches$ = NEVER,
+    scheduler,
+    outputBefore = false,
+    releaseInputs = releaseAtOnce,
+  } = options;
   return (activity$) => {
     // One subscription does the matching and the quiet clock: every chunk passes through it (see ActivityOutcomes).
     const fromActivity$ = activity$.pipe(
@@ -78,9 +84,11 @@ export function waitFor<M>(options: WaitForOptions<M>): OperatorFunction<PtyActi
     const timeout$ = timer(timeoutMs, scheduler).pipe(map(() => ({ reason: 'timeout' }) as const));
     const aborted$ = abort$.pipe(map(() => ({ reason: 'aborted' }) as const));
     const matched$ = matches$.pipe(map((match): WaitOutcome<M> => ({ reason: 'match', match })));
-    return merge(fromActivity$, matched$, timeout$, aborted$).pipe(take(1));
+    return merge(fromActivity$, matched$, timeout$, aborted$).pipe(firstThenRelease(releaseInputs));
   };
 }
+
+const releaseAtOnce = (letGo: () => void): void => letGo();
 
 /**
  * The outcomes of a PTY's activity events, those that end the wait, then `exit` when the activity ends; with

@@ -71,6 +71,8 @@ describe('actThenWait: act first, the wait set up in the same run', () => {
     expect(order).toEqual(['spawn (wait listening: false)']);
     expect(waited?.reason).toBe('match');
     expect(waited?.lines).toEqual([{ line: 1, text: 'ready' }]);
+    // The wait lets go of the PTY's activity in the turn after its answer (firstThenRelease).
+    await turns(1);
     expect(listened(session)).toBe(false);
   });
 

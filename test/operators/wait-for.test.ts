@@ -56,6 +56,28 @@ describe('waitFor', () => {
     });
   });
 
+  it('with releaseInputs, answers in the same frame and lets go of every input when told, a later match unheard', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      const buffer = new OutputBuffer();
+      const source = hot('--a-b--c', { a: 'ready 1\n', b: 'ready 2\n', c: 'more\n' });
+      const abort = hot('  ---------------z');
+      const out = source.pipe(
+        feeding(buffer),
+        waiting(buffer, 'ready', {
+          timeoutMs: 100,
+          abort$: abort,
+          releaseInputs: (letGo) => scheduler.schedule(letGo, 3),
+        }),
+      );
+      expectObservable(out).toBe('--(m|)', {
+        m: { reason: 'match', match: { line: 1, text: 'ready 1', unfinished: false } },
+      });
+      expectSubscriptions(source.subscriptions).toBe('^----!');
+      expectSubscriptions(abort.subscriptions).toBe('^----!');
+    });
+  });
+
   it('matches a line only whole across a chunk boundary', () => {
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const buffer = new OutputBuffer();
