@@ -1,5 +1,5 @@
 import type { KillResult, SpawnResult } from '../../protocol/tool-results.js';
-import { expectEqual, expectThat, fail } from '../expect.js';
+import { eventually, expectEqual, expectThat, fail } from '../expect.js';
 import { readUntil, texts } from '../harness.js';
 import { describeProcess, survivorsOf } from '../../testkit/processes.js';
 import type { Scenario } from '../scenario.js';
@@ -23,8 +23,10 @@ export const escalation: Scenario = {
     await readUntil(session, pty.id, (l) => texts(l).includes('ready'), 'the trap to be set ("ready")');
     const tracked = h.track(pty.pid!);
     if (tracked.terminalSid === null) fail('the PTY session', 'a session leader under script', 'none');
-    expectThat(
-      survivorsOf(tracked).length,
+    // "ready" is printed before the loop forks its first sleep, and each sleep ends a moment before the next begins:
+    // one look could see sh alone (it did, once in a full test run), so look until the sleep is there.
+    await eventually(
+      () => survivorsOf(tracked).length,
       (n) => n >= 2,
       'at least 2 processes (sh and sleep)',
       'processes in the PTY session before the kill',
