@@ -4,9 +4,9 @@
  * `\x41`) as that letter alone and says nothing: `\d+` then finds lines with a "d", not numbers, and the search
  * answers wrongly instead of failing. Inside a bracket expression a backslash is itself, so `[\d.]` is a backslash, a
  * "d" or a dot. A group opened with `(?` (`(?i)`, `(?:`, look-around), a lazy quantifier (`+?`), a quantifier with
- * nothing to repeat and `{,n}` are read another way too (grep only warns on stderr). Such a pattern is refused with
- * what to write instead; every other pattern is passed as it is. The property test holds every passed pattern to
- * mean to grep what it means to RE2, with both as oracles.
+ * nothing to repeat, `{,n}` and a `{` that opens no interval are read another way too (grep only warns on stderr).
+ * Such a pattern is refused with what to write instead; every other pattern is passed as it is. The property test
+ * holds every passed pattern to mean to grep what it means to RE2, with both as oracles.
  */
 
 /** Letters and digits after `\` that GNU grep -E gives a meaning: word, space and word-boundary classes, back-references. */
@@ -71,6 +71,7 @@ export function grepMisreading(pattern: string): string | undefined {
       i += quantifier.length - 1;
       continue;
     }
+    if (c === '{') return strayBrace();
     last = c === '(' || c === '|' || c === '^' ? 'opening' : 'atom';
     if (c !== '\\') continue;
     const next = pattern[i + 1];
@@ -96,6 +97,15 @@ function lazyQuantifier(quantifier: string): string {
 /** grep -E warns of a quantifier with nothing before it and reads the pattern its own way. */
 function nothingToRepeat(quantifier: string): string {
   return `\`${quantifier}\` has nothing before it to repeat (at the start, after "(", "|" or "^"): grep -E would warn and read it its own way; to match the character itself, escape it (\\${quantifier[0]})`;
+}
+
+/**
+ * A `{` that opens no interval (`{2}`, `{1,3}`) is the text itself to RE2; GNU grep -E reads it by what comes before
+ * and after it: as the text in `a|{`, as an empty alternative that matches every line in `\w|{`, as the start of an
+ * interval that swallows the `)` in `({)`. Found by the property test (test/search/grep-misreadings.test.ts).
+ */
+function strayBrace(): string {
+  return '`{` opens no interval such as {2} or {1,3} here: grep -E reads a lone brace one way or another by what is around it (in `\\w|{` it matches every line); write \\{ for the character';
 }
 
 /** `{,n}` is `{0,n}` to GNU grep but the text "{,n}" to RE2 and others: the dialects disagree, so say it plainly. */

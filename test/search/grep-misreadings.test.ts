@@ -47,6 +47,10 @@ describe('grepMisreading', () => {
     ['a|+b', /`\+` has nothing before it/],
     ['{,}a', /`\{,\}` has nothing before it/],
     ['a{,2}', /`\{,2\}` has no lower bound: grep -E reads it as \{0,2\}/],
+    ['\\w|{', /`\{` opens no interval .* write \\\{ for the character/],
+    ['({)', /`\{` opens no interval/],
+    ['{', /`\{` opens no interval/],
+    ['a{1,', /`\{` opens no interval/],
   ])('refuses %s, saying what to write instead', (pattern, reason) => {
     expect(grepMisreading(pattern)).toMatch(reason);
   });
@@ -119,6 +123,13 @@ describe('grepMisreading', () => {
       }),
       { numRuns: 600 },
     );
+  });
+
+  it('a lone brace: grep reads `\\w|{` as matching every line, RE2 as a brace; `\\{` means the brace to both', () => {
+    expect(grepMatches('\\w|{')).toEqual(SAMPLE);
+    expect(re2Matches('\\w|{')).not.toEqual(SAMPLE);
+    expect(grepMatches('\\w|\\{')).toEqual(re2Matches('\\w|\\{'));
+    expect(grepMisreading('\\w|\\{')).toBeUndefined();
   });
 
   it('the property can fail: without the check, \\d and (?i) mean something else to grep than to RE2', () => {
