@@ -85,21 +85,17 @@ export const waitShapes = new ShapeKeeper((): readonly object[] => {
 });
 
 /**
- * Renews the kept wait classes in the turn after the answer: the renewal (~0.03 ms) is not the answer's to wait for,
- * and an answer is what an interactive call waits on (docs/PERFORMANCE.md, thirtieth session). `used` (the ended
- * wait's scanner) stays reachable until then, so the classes the new specimens are made in are still alive.
+ * How a wait ends once its outcome is out (firstThenRelease), in a later run that `schedule` gives (the next turn of
+ * the loop): the kept wait classes are renewed while the ended wait still holds its step and scanner, then its
+ * inputs are let go. Neither is the answer's to wait for (~0.1 ms on a cold path), and an answer is what an
+ * interactive call waits on (docs/PERFORMANCE.md, thirtieth session).
  */
-function renewAfterTheAnswer(used: unknown): void {
-  setImmediate(renewWaitShapes, used);
-}
-
-function renewWaitShapes(_used: unknown): void {
-  waitShapes.renew();
-}
-
-/** A wait lets go of its inputs in the turn after its answer, so the answer does not wait for it (firstThenRelease). */
-function releaseAfterTheAnswer(letGo: () => void): void {
-  setImmediate(letGo);
+function endAfterTheAnswer(schedule: (run: () => void) => unknown): (letGo: () => void) => void {
+  return (letGo) =>
+    schedule(() => {
+      waitShapes.renew();
+      letGo();
+    });
 }
 
 /** A wait already listening: `done` settles with its result; `cancel` lets go (when the write it waits on failed). */
@@ -128,6 +124,7 @@ export function startWait(
   let subscription: Subscription | undefined;
   const done = new Promise<WaitOutcome<WaitMatchFound>>((resolve, reject) => {
     if (already !== undefined) {
+      waitShapes.renew();
       resolve({ reason: 'match', match: already });
       return;
     }
@@ -144,12 +141,13 @@ export function startWait(
               ? NEVER
               : defer(() => (signal.aborted ? of(signal.reason) : fromEvent(signal, 'abort'))),
           ...(options.scheduler ? { scheduler: options.scheduler } : {}),
-          releaseInputs: options.scheduler ? (letGo) => options.scheduler?.schedule(letGo) : releaseAfterTheAnswer,
+          releaseInputs: endAfterTheAnswer(
+            options.scheduler ? (run) => options.scheduler?.schedule(run) : setImmediate,
+          ),
         }),
       )
       .subscribe({ next: resolve, error: reject });
   }).then(async (outcome) => {
-    renewAfterTheAnswer(scanner);
     // Killed: the answer waits for the program's end, so that it says how it ended (status, exit code) as pty_kill does.
     if (outcome.reason === 'killed') await endOf(session, TERMINATE_TIMEOUT_MS, options.scheduler);
     const report = waitResult(

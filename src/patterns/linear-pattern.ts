@@ -104,9 +104,10 @@ function withoutFlagPrefix(reason: string, ignoreCase: boolean): string {
 
 /**
  * The last few patterns compiled, each run once on a line and on a block (and its automaton warmed, warmAutomaton) so
- * that re2js has built what it builds on first use: their hidden classes then outlive the wait or the PTY that used them (see Specimens), and the same pattern
- * asked for again is one of them. A pattern holds its source and re2js's compiled program and state cache, which
- * re2js bounds (0.1–0.6 MiB measured after pathological patterns over 1.2 MB of text), never output.
+ * that re2js has built what it builds on first use: their hidden classes then outlive the wait or the PTY that used
+ * them (see Specimens), and the same pattern asked for again is one of them. A pattern holds its source and re2js's
+ * compiled program and state cache, which re2js bounds (0.1–0.6 MiB measured after pathological patterns over 1.2 MB
+ * of text), never output.
  */
 export const patternSpecimens = new Specimens<LinearPattern>(KEPT_PATTERN_SPECIMENS);
 
