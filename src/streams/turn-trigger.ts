@@ -23,9 +23,12 @@ export class TurnTrigger {
   arm(): void {
     if (this.armed) return;
     this.armed = true;
-    this.lastTurn = this.schedule(() => {
-      this.armed = false;
-      this.onTurn();
-    });
+    this.lastTurn = this.schedule(this.run);
   }
+
+  /** Made once: a flooding PTY arms the trigger at every chunk, and a closure per arm was garbage per chunk. */
+  private readonly run = (): void => {
+    this.armed = false;
+    this.onTurn();
+  };
 }
