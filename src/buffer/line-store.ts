@@ -1,12 +1,5 @@
-import {
-  type ByteRing,
-  HeldSpans,
-  type KeptText,
-  keptLineEnd,
-  keptSlice,
-  type OutputPart,
-  type RingSpan,
-} from './byte-ring.js';
+import { type ByteRing, HeldSpans, type KeptText, keptLineEnd, keptSlice, type RingSpan } from './byte-ring.js';
+import type { PartSink } from './completed-parts.js';
 import type { LineSink } from './line-renderer.js';
 import { type LineScanner, SCAN_GROUP_LINES } from './line-scan.js';
 import { PLAIN_PIECE_MAX_BYTES } from '../limits.js';
@@ -250,21 +243,28 @@ export class LineStore implements LineSink {
    * without counting the lines of the parts before it (for 2-byte lines that count was a third of the core's cost).
    */
   partsFrom(n: number, firstLines?: number[]): string[] {
-    return this.outputPartsFrom(n, firstLines, false) as string[];
+    const parts: string[] = [];
+    this.outputPartsFrom(n, false, {
+      add(part, firstLine) {
+        parts.push(part as string);
+        firstLines?.push(firstLine);
+      },
+    });
+    return parts;
   }
 
   /**
    * As partsFrom, but a run kept as bytes comes as those bytes, in place (see OutputPart): a scanner looks for a
-   * pattern's required literal in them before it makes their text.
+   * pattern's required literal in them before it makes their text. Each goes to `sink`, its first line numbered
+   * from `lineBase`.
    */
-  bytePartsFrom(n: number, firstLines?: number[]): OutputPart[] {
-    return this.outputPartsFrom(n, firstLines, true);
+  bytePartsFrom(n: number, sink: PartSink, lineBase = 0): void {
+    this.outputPartsFrom(n, true, sink, lineBase);
   }
 
-  private outputPartsFrom(n: number, firstLines: number[] | undefined, asBytes: boolean): OutputPart[] {
-    const parts: OutputPart[] = [];
+  private outputPartsFrom(n: number, asBytes: boolean, sink: PartSink, lineBase = 0): void {
     const first = Math.max(n, this.dropped);
-    if (first >= this.total) return parts;
+    if (first >= this.total) return;
     const sealed = this.open.length > 0 ? this.openFirst : this.total;
     if (first < sealed) {
       const from = this.startOf(first);
@@ -273,26 +273,24 @@ export class LineStore implements LineSink {
         const piece = this.pieces[p] as Piece;
         if (piece.start >= until) break;
         const end = Math.min(piece.text.length, until - piece.start);
-        firstLines?.push(piece.start < from ? first : piece.firstLine);
         const start = Math.max(from - piece.start, 0);
-        parts.push(
+        sink.add(
           asBytes && typeof piece.text !== 'string'
             ? (this.options.ring as ByteRing).view(piece.text, start, end)
             : keptSlice(this.options.ring, piece.text, start, end),
+          (piece.start < from ? first : piece.firstLine) + lineBase,
         );
       }
     }
     const openFrom = Math.max(this.openFirst, first) - this.openFirst;
     if (openFrom < this.open.length) {
-      firstLines?.push(this.openFirst + openFrom);
       const lines = this.open.slice(openFrom);
       // The empty last element ends the last line with its `\n` in the join (no concatenation, no rope).
       lines.push('');
-      parts.push(lines.join('\n'));
+      sink.add(lines.join('\n'), this.openFirst + openFrom + lineBase);
     }
     this.joinedTo = this.total;
     this.joinedToStart = this.end;
-    return parts;
   }
 
   /** Where retained line `n` (not in the open piece) starts. */

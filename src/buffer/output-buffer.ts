@@ -9,7 +9,8 @@ import {
   PLAIN_RING_SLACK_BYTES,
 } from '../limits.js';
 import { asciiText } from '../text/ascii-text.js';
-import { ByteRing, NO_BYTES, type OutputPart } from './byte-ring.js';
+import { ByteRing, NO_BYTES } from './byte-ring.js';
+import { CompletedParts } from './completed-parts.js';
 import { CUT_STEPS_PER_BOUND } from './line-cells.js';
 import { LineRenderer } from './line-renderer.js';
 import type { ParserStart, TerminalQuery } from './escape-parser.js';
@@ -355,14 +356,15 @@ export class OutputBuffer {
    * each ended by `\n`, in parts as the store keeps them (see LineStore.partsFrom): what a scanner of new output
    * reads, without a string per line or a copy of the whole. `firstLines[k]` is the number of part k's first line.
    * A run kept as bytes comes as those bytes, valid only until the next append (OutputPart): a scanner that cannot
-   * rule it out from them makes its text (partText).
+   * rule it out from them makes its text (partText). `into` is cleared and filled: a scanner passes its own, used again
+   * at every chunk (CompletedParts).
    */
-  completedPartsFrom(lineNumber: number): { parts: OutputPart[]; firstLines: number[] } {
+  completedPartsFrom(lineNumber: number, into: CompletedParts = new CompletedParts()): CompletedParts {
     if (!Number.isSafeInteger(lineNumber)) throw new RangeError(`lineNumber must be an integer, got ${lineNumber}`);
-    const firstLines: number[] = [];
-    const parts = this.store.bytePartsFrom(Math.max(lineNumber, this.firstLine) - 1, firstLines);
-    for (let k = 0; k < firstLines.length; k++) firstLines[k] = (firstLines[k] as number) + 1;
-    return { parts, firstLines };
+    into.clear();
+    // The store numbers lines from 0, the buffer from 1.
+    this.store.bytePartsFrom(Math.max(lineNumber, this.firstLine) - 1, into, 1);
+    return into;
   }
 
   /**

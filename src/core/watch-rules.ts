@@ -1,6 +1,7 @@
 import type { Observable, SchedulerLike, Subscriber } from 'rxjs';
 import type { OutputBuffer } from '../buffer/output-buffer.js';
-import { type OutputPart, partText } from '../buffer/byte-ring.js';
+import { partText } from '../buffer/byte-ring.js';
+import { CompletedParts } from '../buffer/completed-parts.js';
 import { MATCH_NOTIFY_INTERVAL_MS, NOTIFY_DESCRIPTION_CHARS, NOTIFY_MATCH_LINE_CHARS } from '../limits.js';
 import { ChunkSubscriber, throughSubscriber } from '../operators/chunk-subscriber.js';
 import { coalesceMatches, type Coalesced } from '../operators/coalesce-matches.js';
@@ -51,6 +52,9 @@ export function watchHits$(
  * (see tapHandler). A rule that throws ends the stream with its error.
  */
 class WatchScan extends ChunkSubscriber<PtyActivity, WatchHit> {
+  /** Filled at every chunk that finished lines (see CompletedParts). */
+  private readonly completed = new CompletedParts();
+
   constructor(
     destination: Subscriber<WatchHit>,
     private readonly buffer: OutputBuffer,
@@ -74,16 +78,17 @@ class WatchScan extends ChunkSubscriber<PtyActivity, WatchHit> {
     const { buffer, rules } = this;
     const completed = buffer.completedLines;
     if (completed < this.nextLine) return NO_HITS;
-    const { parts, firstLines } = buffer.completedPartsFrom(this.nextLine);
+    const parts = buffer.completedPartsFrom(this.nextLine, this.completed);
     this.nextLine = completed + 1;
     const hits: WatchHit[] = [];
     for (let k = 0; k < parts.length; k++) {
       // One by one: spread as arguments, a part's hits overflow the stack past about 120,000 (measured in Node 20).
-      const part = parts[k] as OutputPart;
+      const part = parts.part(k);
       // Plain bytes that no rule's required literal is in: their text is never made.
       if (typeof part !== 'string' && !mayAnyMatchAscii(rules, part)) continue;
-      for (const hit of hitsIn(partText(part), firstLines[k] as number, rules)) hits.push(hit);
+      for (const hit of hitsIn(partText(part), parts.firstLine(k), rules)) hits.push(hit);
     }
+    this.completed.clear();
     return hits;
   }
 }

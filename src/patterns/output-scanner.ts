@@ -1,12 +1,16 @@
 import { MAX_PARTIAL_MATCH_CHARS } from '../limits.js';
-import { type OutputPart, partText } from '../buffer/byte-ring.js';
+import { partText } from '../buffer/byte-ring.js';
+import { CompletedParts } from '../buffer/completed-parts.js';
 import type { LinearPattern } from './linear-pattern.js';
 
 /** The part of OutputBuffer a scanner reads. */
 export interface ScannedLines {
   readonly completedLines: number;
-  /** Finished lines from `lineNumber` on, each ended by `\n`, in parts of whole lines, with each part's first line. */
-  completedPartsFrom(lineNumber: number): { parts: readonly OutputPart[]; firstLines: readonly number[] };
+  /**
+   * Finished lines from `lineNumber` on, each ended by `\n`, in parts of whole lines, with each part's first line:
+   * `into` cleared and filled.
+   */
+  completedPartsFrom(lineNumber: number, into: CompletedParts): CompletedParts;
   partialLine(): string;
   /** Length of `partialLine()` without making it. */
   readonly partialLength: number;
@@ -70,6 +74,8 @@ export class OutputScanner {
   private wholeAt = 0;
   /** A long unfinished line changed after its last test: `settle` tests it. */
   private untested = false;
+  /** Filled at every scan that has finished lines to test. */
+  private readonly completed = new CompletedParts();
 
   constructor(
     private readonly lines: ScannedLines,
@@ -81,25 +87,32 @@ export class OutputScanner {
 
   /** The first match in the output that arrived since the last scan (or the mark), if any. */
   scan(): OutputMatch | undefined {
-    const { lines, pattern } = this;
+    const { lines } = this;
     const completed = lines.completedLines;
     if (completed >= this.next) {
-      const { parts, firstLines } = lines.completedPartsFrom(this.next);
+      const found = this.scanCompleted(lines.completedPartsFrom(this.next, this.completed));
+      this.completed.clear();
       this.next = completed + 1;
-      for (let k = 0; k < parts.length; k++) {
-        const part = parts[k] as OutputPart;
-        // Plain bytes without the pattern's required literal: their text is never made.
-        if (typeof part !== 'string' && !pattern.mayMatchAscii(part)) continue;
-        const text = partText(part);
-        for (const { start, end } of pattern.matchingLines(text)) {
-          const line = lineNumbers(text, firstLines[k] as number, [start])[0] as number;
-          const matched = text.slice(start, end);
-          if (line === this.mark.line && this.unchangedSinceMark(matched)) continue;
-          return { line, text: matched, unfinished: false };
-        }
-      }
+      if (found !== undefined) return found;
     }
     return this.scanUnfinished(false);
+  }
+
+  private scanCompleted(parts: CompletedParts): OutputMatch | undefined {
+    const { pattern } = this;
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts.part(k);
+      // Plain bytes without the pattern's required literal: their text is never made.
+      if (typeof part !== 'string' && !pattern.mayMatchAscii(part)) continue;
+      const text = partText(part);
+      for (const { start, end } of pattern.matchingLines(text)) {
+        const line = lineNumbers(text, parts.firstLine(k), [start])[0] as number;
+        const matched = text.slice(start, end);
+        if (line === this.mark.line && this.unchangedSinceMark(matched)) continue;
+        return { line, text: matched, unfinished: false };
+      }
+    }
+    return undefined;
   }
 
   /**

@@ -268,8 +268,8 @@ describe('OutputBuffer', () => {
               for (let line = buffer.firstLine - 1; line <= buffer.completedLines + 1; line++) {
                 const from = Math.max(line, buffer.firstLine);
                 const completed = buffer.completedPartsFrom(line);
-                const parts = completed.parts.map(partText);
-                const { firstLines } = completed;
+                const parts = completed.parts().map(partText);
+                const firstLines = completed.firstLines();
                 // Each part numbered from the lines before it, counted here the slow way.
                 expect(firstLines).toEqual(partNumbers(parts, from));
                 expect(parts.join('')).toBe(

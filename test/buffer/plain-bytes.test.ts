@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { ByteRing, type OutputPart, partText, type RingSpan } from '../../src/buffer/byte-ring.js';
+import { ByteRing, partText, type RingSpan } from '../../src/buffer/byte-ring.js';
+import type { CompletedParts } from '../../src/buffer/completed-parts.js';
 import { LineRenderer, NO_SINK } from '../../src/buffer/line-renderer.js';
 import { LineStore } from '../../src/buffer/line-store.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
@@ -14,8 +15,9 @@ afterEach(() => jest.restoreAllMocks());
  * Parts as a scanner numbers them: each line with the number its part's first line gives it. (How the store cuts its
  * parts may differ with the way a chunk went; the lines and their numbers may not.)
  */
-function numberedLines({ parts, firstLines }: { parts: OutputPart[]; firstLines: number[] }): string[] {
-  return parts.flatMap((part, k) =>
+function numberedLines(completed: CompletedParts): string[] {
+  const firstLines = completed.firstLines();
+  return completed.parts().flatMap((part, k) =>
     partText(part)
       .slice(0, -1)
       .split('\n')
@@ -251,7 +253,7 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     // The runs follow one another in the ring, so the store joins them into pieces of up to PLAIN_PIECE_MAX_BYTES:
     // a scanner reading from the first line is handed two parts, not a part per chunk.
     const parts = buffer.completedPartsFrom(1);
-    expect(parts.parts).toHaveLength(Math.ceil(all.length / PLAIN_PIECE_MAX_BYTES));
+    expect(parts.length).toBe(Math.ceil(all.length / PLAIN_PIECE_MAX_BYTES));
     expect(numberedLines(parts)).toEqual(lines.map((text, i) => `${i + 1}:${text}`));
   });
 
