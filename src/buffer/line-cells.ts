@@ -10,7 +10,7 @@ import {
   keptTailAscii,
   type RingSpan,
 } from './byte-ring.js';
-import { objectArray } from '../shapes/object-array.js';
+import { emptiedForReuse, objectArray } from '../shapes/object-array.js';
 
 const SPACE = 0x20;
 /** Text a terminal shows as an empty row. */
@@ -514,7 +514,7 @@ export class LineCells {
   }
 
   private dropParts(): void {
-    this.parts = objectArray();
+    this.parts = emptiedForReuse(this.parts);
     this.spans.releaseAll();
   }
 
@@ -555,7 +555,8 @@ export class LineCells {
       // Keep the joined runs: the next render, or a cut, starts from one string instead of many. Not when some are
       // bytes: the line would hold its text as a string again.
       if (this.spans.none) {
-        this.parts = [text];
+        this.parts = emptiedForReuse(this.parts);
+        this.parts.push(text);
         this.skip = 0;
       }
       return text.slice(start - this.base);

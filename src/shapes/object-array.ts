@@ -12,3 +12,18 @@ const OBJECT_ELEMENTS: readonly unknown[] = [null];
 export function objectArray<T>(): T[] {
   return OBJECT_ELEMENTS.slice(0, 0) as T[];
 }
+
+/** Past this many elements an emptied array is let go: its memory is no longer a few hundred bytes. */
+const REUSED_ELEMENTS_MAX = 64;
+
+/**
+ * `array` emptied in place, for use again; a new one when it held more than REUSED_ELEMENTS_MAX. Emptied by `pop`:
+ * V8 keeps the memory an array's elements take through a pop, but gives it back at `length = 0` (and a new array
+ * takes new memory at its first push), so an array of the open line's parts, emptied at every line a flood finishes,
+ * made ~180 bytes of young garbage per chunk (docs/PERFORMANCE.md, thirty-first session).
+ */
+export function emptiedForReuse<T>(array: T[]): T[] {
+  if (array.length > REUSED_ELEMENTS_MAX) return objectArray();
+  while (array.length > 0) array.pop();
+  return array;
+}

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { LineCells } from '../../src/buffer/line-cells.js';
 import { LineStore } from '../../src/buffer/line-store.js';
 import { RawTail } from '../../src/buffer/raw-tail.js';
-import { objectArray } from '../../src/shapes/object-array.js';
+import { emptiedForReuse, objectArray } from '../../src/shapes/object-array.js';
 
 // V8's own test of an array's elements kind: available to functions compiled after the flag is set.
 setFlagsFromString('--allow-natives-syntax');
@@ -31,10 +31,35 @@ describe('objectArray', () => {
       expect(hasObjectElements(array)).toBe(true);
     }
     expect(hasObjectElements(field(cells, 'parts'))).toBe(true);
-    // A line that ends leaves a new array for the next one.
+    // A line that ends leaves its array emptied for the next one, its kind kept.
+    const parts = field(cells, 'parts');
     cells.put('a line');
     expect(cells.take()).toBe('a line');
-    expect(field(cells, 'parts')).toEqual([]);
-    expect(hasObjectElements(field(cells, 'parts'))).toBe(true);
+    cells.put('another');
+    expect(cells.take()).toBe('another');
+    expect(field(cells, 'parts')).toBe(parts);
+    expect(parts).toEqual([]);
+    expect(hasObjectElements(parts)).toBe(true);
+  });
+});
+
+describe('emptiedForReuse', () => {
+  it('empties a small array in place and hands the same one back', () => {
+    const array = objectArray<string>();
+    array.push('a', 'b', 'c');
+    expect(emptiedForReuse(array)).toBe(array);
+    expect(array).toEqual([]);
+    expect(hasObjectElements(array)).toBe(true);
+  });
+
+  it('lets a large one go (its memory is no longer small) and hands back a new empty one for objects', () => {
+    const array = objectArray<string>();
+    for (let i = 0; i < 65; i++) array.push(`${i}`);
+    const next = emptiedForReuse(array);
+    expect(next).not.toBe(array);
+    expect(next).toEqual([]);
+    expect(hasObjectElements(next)).toBe(true);
+    // The one let go is left as it was: whoever held it still sees its parts.
+    expect(array).toHaveLength(65);
   });
 });
