@@ -187,7 +187,7 @@ export const LINGER_FULL_SCAN_MS = 5_000;
 /**
  * How long the orphan guard (src/engine/orphan-guard.ts) stays after its last PTY has ended, for the next one: an
  * agent often runs PTYs one after another, and starting the guard blocks the host's loop 1.6–2 ms and delays the
- * new PTY's first output by about 1 ms (docs/PERFORMANCE.md). Closing the plugin ends an idle guard at once.
+ * new PTY's first output by about 1 ms (docs/perf-journal.md). Closing the plugin ends an idle guard at once.
  */
 export const ORPHAN_GUARD_LINGER_MS = 30_000;
 /**

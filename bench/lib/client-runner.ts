@@ -26,7 +26,7 @@ interface Answer {
  * Starts a driver's client processes (tmux's) from a python3 process of its own, not from the bench's host. Node's
  * spawn forks the host, and after a fork every page the host writes faults once more (copy-on-write, 14 µs a page on
  * the bench machine): tmux's two client processes or more per interaction taxed the plugin's next interaction in the
- * same host, 0.4–0.8 ms of its main thread (docs/PERFORMANCE.md, nineteenth session). A driver that forks pays that in
+ * same host, 0.4–0.8 ms of its main thread (docs/perf-journal.md, nineteenth session). A driver that forks pays that in
  * its own process, as an agent driving tmux does; the plugin's agent has nothing to fork.
  */
 export class ClientRunner {

@@ -37,7 +37,7 @@ function timedFill(buffer: Buffer, value: number): FaultCost {
 /**
  * The machine's page-fault costs, for the report beside the load average. Every number a bench run takes moves with
  * them: on a VM that hands freed memory back to its host, a fault took 17–19 µs where bare metal takes well under 1
- * (docs/PERFORMANCE.md, sixteenth session).
+ * (docs/perf-journal.md, sixteenth session).
  */
 export async function probePageFaults(): Promise<PageFaultProbe> {
   const buffer = Buffer.allocUnsafeSlow(PROBE_BYTES);

@@ -168,7 +168,7 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
       });
       // The same CPU split by thread: what the host's event loop spends, and what the engine (V8, JavaScriptCore)
       // spends beside it (GC, optimizing compiles), which grows with every new PTY's code to optimize again
-      // (docs/PERFORMANCE.md).
+      // (docs/perf-journal.md).
       for (const [part, pick] of [
         ['main thread', (t: ThreadCpu) => t.mainMs],
         ["JIT compiler thread (JavaScriptCore's JITWorker; none in Node)", (t: ThreadCpu) => t.compilerMs],

@@ -19,7 +19,7 @@ import { fullGc, log, MiB, rotation } from '../lib/util.js';
 const READ_SIZES = [4_095, 8_190, 4_095, 12_285] as const;
 /** The ingest suite reads the screen every 100 ms of a 30–40 MiB/s flood: one read per 3.5 MiB here. */
 const SCREEN_READ_EVERY_BYTES = 3.5 * MiB;
-/** PTYs run first and not counted: V8 settles the output path's code over the first few (docs/PERFORMANCE.md). */
+/** PTYs run first and not counted: V8 settles the output path's code over the first few (docs/perf-journal.md). */
 const WARMUP_PTYS = 3;
 const WAIT_TIMEOUT_MS = 300_000;
 const OWNER = 'ses_pipeline';

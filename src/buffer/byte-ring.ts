@@ -17,7 +17,7 @@ const LF = 0x0a;
  *
  * Kept as strings instead, a flood's output is a megabyte of new memory per PTY that the flood turns over: in Bun
  * every such megabyte was 200–300 page faults, 13–21 µs each on a VM that hands freed memory back to its host, and the
- * largest part of the plugin's host CPU over the bare reader (docs/PERFORMANCE.md, seventeenth session). Written into
+ * largest part of the plugin's host CPU over the bare reader (docs/perf-journal.md, seventeenth session). Written into
  * the same pages again and again, it costs a copy.
  *
  * The memory is taken as the output reaches it, from PLAIN_RING_FIRST_BYTES at the first write, doubling up to

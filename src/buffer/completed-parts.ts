@@ -11,7 +11,7 @@ export interface PartSink {
  * line's number. One per scanner, filled again at every chunk, its arrays kept at their size (`length = 0` would give
  * their memory back, and the next push take new): a new pair of arrays per chunk was a third of the young garbage a
  * flood with a wait pending made beyond the bare reader's, and in a host with a small heap every scavenge it brings on
- * starts a full collection (docs/PERFORMANCE.md, thirty-first session).
+ * starts a full collection (docs/perf-journal.md, thirty-first session).
  */
 export class CompletedParts implements PartSink {
   private readonly kept: OutputPart[] = objectArray();

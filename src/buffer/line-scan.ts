@@ -22,7 +22,7 @@ interface WebAssemblyApi {
  * Native-speed scans of a chunk of ASCII output, in a tiny WebAssembly module (line-scan.wat, SIMD): whether it is
  * plain (printable ASCII and `\n` only) and where every 64th line ends. These two scans were most of what the
  * buffer cost per byte: two regex passes, 2–2.6 ms per MiB, against 0.2 for the module with its copy
- * (docs/PERFORMANCE.md). Written by hand because nothing on the registry does this one job without a native
+ * (docs/perf-journal.md). Written by hand because nothing on the registry does this one job without a native
  * addon; WebAssembly runs in Node and in Bun alike. Only chunks whose bytes are their characters (ASCII) are
  * scanned; anything else takes the JS path, which gives the same answers.
  */

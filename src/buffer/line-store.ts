@@ -237,7 +237,7 @@ export class LineStore implements LineSink {
    * indexOf. Every part is whole lines, each ended by `\n`, and none is empty. What a
    * scanner of new output reads part by part: joined, the text of a flood's chunk is the line it finished and its
    * run, which V8 copies into one new string at the first search in it (a third of the host's young garbage in a
-   * flood with a wait pending, docs/PERFORMANCE.md).
+   * flood with a wait pending, docs/perf-journal.md).
    *
    * `firstLines`, when given, gets each part's first line (absolute, 0-based), so that a scanner can number a match
    * without counting the lines of the parts before it (for 2-byte lines that count was a third of the core's cost).

@@ -12,7 +12,7 @@ const REBASE_DISTANCE = 2 ** 30;
 
 /**
  * An integer: `2 **` gives a double even when whole, and a double mask made JavaScriptCore's optimized ring code
- * (speculating integers) leave and be rebuilt at every shrink (docs/PERFORMANCE.md, eighteenth session).
+ * (speculating integers) leave and be rebuilt at every shrink (docs/perf-journal.md, eighteenth session).
  */
 const nextPowerOfTwo = (n: number): number => 1 << Math.ceil(Math.log2(Math.max(n, 1)));
 

@@ -318,7 +318,7 @@ export class OutputBuffer {
   /**
    * `page`, each line shaped by `make` as it is read: a reader that gives lines its own shape (a tool result's) makes
    * one object per line, not two. A read of 500 lines is a few hundred KiB of garbage, and in Bun the eden
-   * collections it brings are what a read's p99 is made of (docs/PERFORMANCE.md).
+   * collections it brings are what a read's p99 is made of (docs/perf-journal.md).
    */
   pageAs<T>(offset: number, limit: number, make: (lineNumber: number, text: string, headDropped: number) => T): T[] {
     integerAtLeast('offset', offset, 0);

@@ -325,7 +325,7 @@ export class PtySession implements EventHandler<PtyEvent> {
   /** Each event of its process stream, once it is in the buffer: the session's own pipeline calls it (see start). */
   onEvent(event: PtyEvent): void {
     // The event of every chunk goes the short way: ts-pattern's match per chunk cost ≈0.45 ms per MiB of a flood
-    // (profiled, docs/PERFORMANCE.md); the other kinds, a few per PTY, are matched exhaustively as everywhere.
+    // (profiled, docs/perf-journal.md); the other kinds, a few per PTY, are matched exhaustively as everywhere.
     if (event.kind === 'output') {
       this.screen.noteOutput();
       if (this.buffer.hasQueries) this.answers.note();
@@ -483,7 +483,7 @@ const KEPT_SESSION_DEPS: PtySessionDeps = {
 /**
  * A session that never starts, with its activity's Multicast and its lazy screen, and the buffer step of a session's
  * pipeline, made anew whenever a PTY is let go (see ShapeKeeper): every chunk passes through all four, and a heap
- * snapshot found none of them alive once the PTY was removed (docs/PERFORMANCE.md, twenty-fourth session).
+ * snapshot found none of them alive once the PTY was removed (docs/perf-journal.md, twenty-fourth session).
  */
 export const sessionShapes = new ShapeKeeper((): readonly object[] => {
   const spec: PtySpec = { command: '', args: [], workdir: '/', rows: 1, cols: 1 };

@@ -74,7 +74,7 @@ let keptScannerInput: { readonly buffer: OutputBuffer; readonly pattern: LinearP
 /**
  * A pattern wait's step, its quiet clock and its scanner, never subscribed, made anew as each wait ends (see
  * ShapeKeeper): a pending wait's scan runs after every chunk of its PTY, inlined into the session's tap, and no wait's
- * objects outlived it, so the collection after each one threw that code away (docs/PERFORMANCE.md, twenty-ninth
+ * objects outlived it, so the collection after each one threw that code away (docs/perf-journal.md, twenty-ninth
  * session). Only the step and its scanner are made anew: the empty buffer and the pattern are there for their
  * classes, which no wait changes, so each answer does not wait for a new buffer. Exported for tests.
  */
@@ -88,7 +88,7 @@ export const waitShapes = new ShapeKeeper((): readonly object[] => {
  * How a wait ends once its outcome is out (firstThenRelease), in a later run that `schedule` gives (the next turn of
  * the loop): the kept wait classes are renewed while the ended wait still holds its step and scanner, then its
  * inputs are let go. Neither is the answer's to wait for (~0.1 ms on a cold path), and an answer is what an
- * interactive call waits on (docs/PERFORMANCE.md, thirtieth session).
+ * interactive call waits on (docs/perf-journal.md, thirtieth session).
  */
 function endAfterTheAnswer(schedule: (run: () => void) => unknown): (letGo: () => void) => void {
   return (letGo) =>
@@ -191,7 +191,7 @@ function endOf(session: PtySession, boundMs: number, scheduler?: SchedulerLike):
  * answer to a write, its exit) reaches the session only in a later turn of the loop, through a pipe's read or a
  * timer, so the wait still hears all of it; and `act`'s synchronous part (a spawn's fork, a write to stdin) no longer
  * waits for the wait's setup, which then runs while the process starts or answers (0.2–0.3 ms of a `pty_spawn` in
- * Bun, docs/PERFORMANCE.md). Should `act` fail, the wait lets go. `waited` is undefined without a wait.
+ * Bun, docs/perf-journal.md). Should `act` fail, the wait lets go. `waited` is undefined without a wait.
  */
 export async function actThenWait<T>(
   session: PtySession,

@@ -63,7 +63,7 @@ const GUARD_PROGRAM = [
  *
  * Two sessions per PTY are listed. `script`'s own (it is started detached: its pid is its session id) from right
  * after its spawn until it is reaped: while the guard runs, `script` is started without `setpriv --pdeathsig`, the
- * guard being what makes it die with the host (one exec less per spawn, ≈2 ms; docs/PERFORMANCE.md). And the
+ * guard being what makes it die with the host (one exec less per spawn, ≈2 ms; docs/perf-journal.md). And the
  * terminal's, from the moment its leader is seen until the session is EMPTY (not when `script` closes: members the
  * program left behind are guarded too). Linux does not reuse a pid while it names a live session, so the guard
  * never hits a stranger's session. A guard killed while sessions are listed is started again with the list (see

@@ -28,7 +28,7 @@ export function perlWrapperRuns(): boolean {
 /**
  * The wrapper as one Perl process, in place of bash and its `stty` child (bash-wrapper.ts): it does the same steps
  * and sets the terminal's size and mode by `ioctl` itself, which no shell builtin can. One process fewer per spawn:
- * 4 ms less from spawn to first byte on a machine where a fork and exec cost 4 ms (docs/PERFORMANCE.md). Nothing
+ * 4 ms less from spawn to first byte on a machine where a fork and exec cost 4 ms (docs/perf-journal.md). Nothing
  * is loaded but the interpreter: `use POSIX` alone takes longer than bash and `stty` together.
  *
  * `script` runs `$SHELL -c COMMAND`. With `SHELL=perl` that is `perl -c -e…`: `-c` compiles the program without

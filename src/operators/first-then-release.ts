@@ -4,7 +4,7 @@ import { type MonoTypeOperatorFunction, Observable, type Subscription } from 'rx
  * `take(1)`, except that the source is let go when `release` calls what it is handed, not in the same run as the
  * first value: emitted, completed, then released. A wait's answer is what an interactive call waits on, and letting
  * go of a wait's inputs (its PTY's activity, its timer, the call's abort signal, the screen watch) took 0.075 ms of the
- * time between the answer's chunk and the tool result (docs/PERFORMANCE.md, thirtieth session). A value the source
+ * time between the answer's chunk and the tool result (docs/perf-journal.md, thirtieth session). A value the source
  * sends before it is released goes nowhere. A subscriber that leaves before the first value lets go of the source at
  * once, and `release` that runs what it is handed at once is `take(1)`.
  *

@@ -61,7 +61,7 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
   if (kept !== undefined) return kept;
   // One program serves lines and blocks alike. MULTILINE changes only what ^ and $ match next to a `\n` inside the
   // text, and a line has none, so a line tests the same either way. Each compile was ~0.35 ms of the host's thread
-  // in an interactive call, whose wait brings a new pattern every time (docs/PERFORMANCE.md).
+  // in an interactive call, whose wait brings a new pattern every time (docs/perf-journal.md).
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(source, (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.MULTILINE);

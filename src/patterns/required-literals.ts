@@ -4,7 +4,7 @@ import { isHighSurrogate } from '../text/surrogates.js';
 /**
  * Texts of which every match of a pattern contains at least one, whole: a line holding none of them cannot match.
  * A wait on `error|fail` or `(?i)ready` otherwise runs re2js's automaton over every character of a flood, about
- * 13 ms of the host's CPU per MiB (docs/PERFORMANCE.md, eleventh session); V8's own string search skips it in a
+ * 13 ms of the host's CPU per MiB (docs/perf-journal.md, eleventh session); V8's own string search skips it in a
  * tenth of that.
  */
 export interface RequiredLiterals {

@@ -48,7 +48,7 @@ export class LazyScreen {
   /**
    * The emulator's title listener: it closes over this screen, and so over the PTY's whole buffer. Removed when the
    * emulator is retired as a specimen, which outlives the PTY (a heap snapshot found a removed PTY's megabyte kept
-   * that way, docs/PERFORMANCE.md, thirteenth session).
+   * that way, docs/perf-journal.md, thirteenth session).
    */
   private titleListener: { dispose(): void } | undefined;
   private fedTo = 0;

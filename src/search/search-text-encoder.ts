@@ -14,7 +14,7 @@ export interface EncodedText {
  * Handed a string, Node's pipe would make two fresh copies of the whole buffer per search: the parts flattened into
  * one string, then its UTF-8 in a new allocation of three times its length. Memory the host writes for the first
  * time is what costs: every fresh page is a fault, and on the bench machine (a VM that hands freed memory back to its
- * host) a fault takes 17–19 µs, so a fresh megabyte about 4.6 ms, more than grep's scan of it (docs/PERFORMANCE.md,
+ * host) a fault takes 17–19 µs, so a fresh megabyte about 4.6 ms, more than grep's scan of it (docs/perf-journal.md,
  * sixteenth session). The kept buffer lives outside forks (memoryOutsideForks), so grep's own spawn does not make
  * its pages fault again at the next search.
  *

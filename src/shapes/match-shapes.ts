@@ -10,7 +10,7 @@ import { ShapeKeeper } from './shape-keeper.js';
  * the optimized code of every function that had inlined a match ("weak objects" in `--trace-deopt`), whatever the
  * PTYs were doing. PtySession.onEvent matches its rare events there, and it is inlined into the tap that every chunk
  * passes through: both were compiled again after each full collection, with the buffer's path inlined into them, on
- * V8's compiler threads, while the next PTY's output ran through slower code (docs/PERFORMANCE.md, twenty-ninth
+ * V8's compiler threads, while the next PTY's output ran through slower code (docs/perf-journal.md, twenty-ninth
  * session).
  */
 export const matchShapes = new ShapeKeeper((): readonly object[] => [

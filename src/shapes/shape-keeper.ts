@@ -5,7 +5,7 @@
  * each one it throws away every optimized function that checks it ("weak objects" in `--trace-deopt`). No PTY's
  * buffer is alive between two PTYs, so after any full collection the next PTY's output ran through unoptimized
  * code while V8 optimized the whole ingest path again: 20-odd functions, ≈90 ms of compiler CPU per PTY
- * (docs/PERFORMANCE.md, seventh session). One empty instance is enough to keep those classes alive.
+ * (docs/perf-journal.md, seventh session). One empty instance is enough to keep those classes alive.
  *
  * It is made while the used instance is still alive, so it follows the transitions the class has now: its fields
  * widen in use (a number field to a double, say), which gives the class new hidden classes, and an instance made

@@ -5,7 +5,7 @@
  * Why, as for ShapeKeeper: V8 frees the hidden classes an instance went through once no instance of them is alive
  * at a full collection, and with them the optimized code of every function that used them. A used instance has been
  * through those classes; one kept alive between two PTYs spares the next PTY's flood a compile of that code (A/B in
- * docs/PERFORMANCE.md, eighth session). Where a fresh instance would do as well, ShapeKeeper makes one instead.
+ * docs/perf-journal.md, eighth session). Where a fresh instance would do as well, ShapeKeeper makes one instead.
  */
 export class Specimens<T> {
   private readonly kept: T[] = [];

@@ -24,7 +24,7 @@ const closeOf = (code: number | null, signal: NodeJS.Signals | null): ChildEvent
  *
  * Why, as for eventShapes (pty-events.ts): OutputFirst's step, which every chunk passes through, also sees a child's
  * close; no close event was alive between two PTYs, so V8 freed its hidden class, and each PTY's close deoptimized
- * the step ("wrong map" at its kind check), which the next flood compiled again (docs/PERFORMANCE.md, twenty-ninth
+ * the step ("wrong map" at its kind check), which the next flood compiled again (docs/perf-journal.md, twenty-ninth
  * session). The exit code and signal are made both as values and as null, so the class holds either from the start.
  */
 export const childEventShapes = new ShapeKeeper((): readonly ChildEvent[] => [

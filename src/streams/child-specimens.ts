@@ -15,7 +15,7 @@ const ignoreError = (): void => undefined;
 /**
  * The child as a specimen may keep: every listener on it and on its pipes closes over the stream that made it, and
  * so over the PTY's subscriber and buffer (a heap snapshot found a removed PTY's megabyte kept through the argv
- * channel's `error` listener, docs/PERFORMANCE.md, thirteenth session). Its pipes are closed by then; each keeps an
+ * channel's `error` listener, docs/perf-journal.md, thirteenth session). Its pipes are closed by then; each keeps an
  * `error` listener that holds nothing, so a late error could never be unhandled.
  */
 function withoutListeners(child: ChildProcess): ChildProcess {
@@ -37,7 +37,7 @@ export function keepAsSpecimen(child: ChildProcess): void {
  * The JavaScript objects of the last PTY's pipe handles (Node's `Pipe`, a socket's `_handle`). A socket lets go of
  * its handle at close, so the kept child's sockets hold none, and with no PTY running none is alive: after a full
  * collection V8 freed their hidden classes and threw away the optimized code of Node's read path (`onStreamRead`,
- * `Readable.read`) and of ours that it inlines, which each new PTY's flood then compiled again (docs/PERFORMANCE.md,
+ * `Readable.read`) and of ours that it inlines, which each new PTY's flood then compiled again (docs/perf-journal.md,
  * twenty-fourth session). A closed handle's object holds no descriptor. Where a stream has no `_handle` (Bun), nothing
  * is kept.
  */

@@ -6,7 +6,7 @@ import { TurnTrigger } from './turn-trigger.js';
  * has exec'd (libuv forks and waits for the exec; Bun's posix_spawn waits as well): 2.5–7 ms alone here, and 10–13 ms
  * each when many start together, since the chains started just before run on the other core meanwhile. PTYs asked
  * for in the same turn (parallel tool calls, permissions allowed by configuration) started back to back: 16 of them
- * held the loop 220–330 ms in one stretch, in Node and in Bun alike (docs/PERFORMANCE.md, twenty-third session), so
+ * held the loop 220–330 ms in one stretch, in Node and in Bun alike (docs/perf-journal.md, twenty-third session), so
  * that nothing else the host does (the TUI, other sessions' tools, output) ran meanwhile.
  *
  * The first start of a turn goes at once: a lone spawn waits for nothing. Any other waits for a turn of the loop that

@@ -67,7 +67,7 @@ class AsciiOutputEvent implements OutputEvent {
 
 /**
  * An ASCII chunk of `script`'s stdout (see Utf8Chunks.writeUnlessAscii), its text not made: a flood's chunks were
- * each a new string, which the buffer now never keeps (docs/PERFORMANCE.md, seventeenth session).
+ * each a new string, which the buffer now never keeps (docs/perf-journal.md, seventeenth session).
  */
 export const asciiOutputEvent = (source: Uint8Array): PtyEvent => new AsciiOutputEvent(source);
 
@@ -108,7 +108,7 @@ export const INERT_HANDLE: PtyHandle = {
  * optimized code checks their hidden classes too. No start or exit event is alive between two PTYs: after a full
  * collection V8 freed their classes, the next PTY's events came with new ones, and each PTY's first event
  * deoptimized the path its flood then compiled again (`--trace-deopt`: "wrong map" at the kind check of
- * PtySession's chunk handler and of the buffer's tap, once per PTY; docs/PERFORMANCE.md, ninth session).
+ * PtySession's chunk handler and of the buffer's tap, once per PTY; docs/perf-journal.md, ninth session).
  * The exit code is made both as a number and as null, so the class holds either from the start.
  */
 export const eventShapes = new ShapeKeeper((): readonly PtyEvent[] => [

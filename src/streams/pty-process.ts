@@ -360,7 +360,7 @@ function scriptProcess$(
 /**
  * One of each class a PTY's chunks pass through on their way out of its stream, made anew whenever a stream ends (see
  * ShapeKeeper): the child's relay, and the start-first and output-first steps with a decoder. All are made per PTY,
- * and a heap snapshot taken once a PTY was removed and collected found none of them alive (docs/PERFORMANCE.md,
+ * and a heap snapshot taken once a PTY was removed and collected found none of them alive (docs/perf-journal.md,
  * twenty-fourth session). The taps' subscriber is renewed where the session's pipeline ends (PtySession.settle).
  */
 export const streamShapes = new ShapeKeeper((): readonly object[] => {

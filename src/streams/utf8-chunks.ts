@@ -6,7 +6,7 @@ import { isAscii } from 'node:buffer';
  *
  * ASCII, the bulk of most output, is its own text: latin1 makes it a one-byte string at memcpy speed, as
  * StringDecoder did. Anything else goes through TextDecoder in stream mode, which decodes mixed-script text in
- * about half StringDecoder's time (1.6 against 3.1 ms per MiB; docs/PERFORMANCE.md, eleventh session). An ASCII
+ * about half StringDecoder's time (1.6 against 3.1 ms per MiB; docs/perf-journal.md, eleventh session). An ASCII
  * chunk goes the short way only when TextDecoder holds no bytes of a sequence the last chunk cut in two.
  */
 export class Utf8Chunks {

@@ -33,7 +33,7 @@ const NO_MEMORY = Buffer.alloc(0);
  * Why not all of it at once: a runtime counts every byte it hands out for an ArrayBuffer toward its collector's next
  * full collection, written or not. A PTY's ring was 1.6 MB taken at its start (and another for the spare buffer made
  * when a PTY goes), so every spawn brought V8's next mark-compact 3.2 MB closer: one every 10–20 spawns, each
- * 10–30 ms of the host's CPU on this VM, where the pages it marks fault again after every fork (docs/PERFORMANCE.md,
+ * 10–30 ms of the host's CPU on this VM, where the pages it marks fault again after every fork (docs/perf-journal.md,
  * twenty-first session). A PTY that prints little now takes one page.
  */
 export class GrowableMemory {
