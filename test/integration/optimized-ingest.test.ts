@@ -2,7 +2,7 @@
  * A PTY's flood must find the ingest path still optimized after the PTYs before it ended and the collector ran. V8
  * throws away a function's optimized code once a hidden class that code checks has no live object left at a full
  * collection, so a class on the path whose objects live only as long as a PTY, a wait or a call (a match expression,
- * a wait's scanner, a child's close event) made every flood compile the path again (docs/PERFORMANCE.md, seventh,
+ * a wait's scanner, a child's close event) made every flood compile the path again (docs/perf-journal.md, seventh,
  * ninth, twenty-fourth and twenty-ninth sessions). Real floods through the real plugin, used as an agent uses it
  * during one: a pattern wait pending, the screen read now and then.
  */
