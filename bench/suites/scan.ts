@@ -37,6 +37,7 @@ function engineOnly(source: string, ignoreCase: boolean): LinearPattern {
     matchingLines: (text) => joinedThenLines(text, multiline, test, undefined),
     mayMatchAscii: () => true,
     rulesOutAscii: false,
+    asciiLiteralOverlap: 0,
   };
 }
 

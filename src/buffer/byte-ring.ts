@@ -102,6 +102,19 @@ export class ByteRing {
     return this.memory.subarray(start + from, start + to);
   }
 
+  /** Whether `after`'s bytes start in memory right where `before`'s end, so that one view holds both. */
+  adjoins(before: RingSpan, after: RingSpan): boolean {
+    return this.physical(before) + before.length === this.physical(after);
+  }
+
+  /**
+   * The bytes from offset `from` of `first` through the end of `last`, in place (valid only until the next write):
+   * for spans that follow one another in memory (each `adjoins` the next).
+   */
+  viewThrough(first: RingSpan, from: number, last: RingSpan): Uint8Array {
+    return this.memory.subarray(this.physical(first) + from, this.physical(last) + last.length);
+  }
+
   /** The byte at offset `index` of `span`. */
   byteAt(span: RingSpan, index: number): number {
     return this.memory[this.physical(span) + index] as number;
@@ -167,8 +180,8 @@ const NOT_ASCII = /[^\x00-\x7f]/;
 
 /**
  * The last `need` characters of `parts` (kept texts, in order) as bytes, when they are all ASCII: in place when the
- * last part is a span that holds them all, else joined into `scratch` (at least `need` long), text runs written in as
- * bytes. Undefined when one is not ASCII or `parts` hold fewer. Valid only until the next write of the ring or of
+ * last spans hold them all and follow one another in the ring, else joined into `scratch` (at least `need` long), text
+ * runs written in as bytes. Undefined when one is not ASCII or `parts` hold fewer. Valid only until the next write of the ring or of
  * `scratch`.
  */
 export function keptTailAscii(
@@ -179,7 +192,21 @@ export function keptTailAscii(
 ): Uint8Array | undefined {
   if (need === 0) return NO_BYTES;
   const last = parts[parts.length - 1];
-  if (last !== undefined && typeof last !== 'string' && last.length >= need) return ring.view(last, last.length - need);
+  if (last !== undefined && typeof last !== 'string') {
+    if (last.length >= need) return ring.view(last, last.length - need);
+    // A flood's chunks are written one after another in the ring: the tail is one view of their spans unless it
+    // crosses the ring's end. (Copied, a long line's tail was its largest cost per MiB: docs/perf-journal.md,
+    // thirty-first session.)
+    let first = last;
+    let covered = last.length;
+    for (let p = parts.length - 2; p >= 0; p--) {
+      const part = parts[p] as KeptText;
+      if (typeof part === 'string' || !ring.adjoins(part, first)) break;
+      first = part;
+      covered += part.length;
+      if (covered >= need) return ring.viewThrough(first, covered - need, last);
+    }
+  }
   let at = need;
   for (let p = parts.length - 1; p >= 0 && at > 0; p--) {
     const part = parts[p] as KeptText;

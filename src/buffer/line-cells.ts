@@ -42,7 +42,13 @@ const DECODE_SLICE = 8_192;
  * units, which are columns only while it holds no wide character and no pair: before a cursor move on one that does,
  * the line becomes cells.
  */
-export class LineCells {
+/** A line as a scanner checks that it was only appended to between two looks (see LineCells.rewrites). */
+export interface AppendedLine {
+  readonly rewrites: number;
+  readonly end: number;
+}
+
+export class LineCells implements AppendedLine {
   // The line, in absolute columns. Columns below `base` were cut off a line far longer than the bound.
   /**
    * The line while it has only been appended to: columns `base..length`, as the runs it was appended in (the
@@ -78,6 +84,8 @@ export class LineCells {
   /** Longest the line has been; the cut point follows from it alone, so it is the same for any chunking. */
   private peak = 0;
   private partialCache: string | undefined = '';
+  /** Counts the times the line's text was dropped or turned into cells (see `rewrites`). */
+  private rewriteCount = 0;
   /** Where `partialTailAscii` joins a tail that spans more than one span (made on first need). */
   private tailScratch: Buffer | undefined;
 
@@ -89,6 +97,21 @@ export class LineCells {
   /** The ring offset of the oldest span the line holds, or `none` when it holds none: see ByteRing.write. */
   oldestSpanOr(none: number): number {
     return this.spans.oldestOr(none);
+  }
+
+  /**
+   * How often the line's text was dropped (a new line, an erase) or turned into cells (an overwrite, a cursor move
+   * back): while it reads the same, the line was only appended to, so every column before `end` holds what it held
+   * when this count and an earlier `end` were read (a head cut for the bound drops columns, never changes one). What a
+   * scanner that ruled a long line out needs to look only at what came since (OutputScanner).
+   */
+  get rewrites(): number {
+    return this.rewriteCount;
+  }
+
+  /** The absolute column after the line's last character (columns cut from its head included). */
+  get end(): number {
+    return this.length;
   }
 
   /** Nothing written and the cursor home: a whole plain line put now is exactly the line as written. */
@@ -514,6 +537,7 @@ export class LineCells {
   }
 
   private dropParts(): void {
+    this.rewriteCount++;
     this.parts = emptiedForReuse(this.parts);
     this.spans.releaseAll();
   }

@@ -11,6 +11,7 @@ import { EscapeParser, type LineEffects, type ParserStart, type TerminalQuery } 
 import { FRESH_MODES, type TerminalModes } from './terminal-modes.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
 import { CursorRows } from './cursor-rows.js';
+import type { AppendedLine } from './line-cells.js';
 import type { RowsAndCols } from './rows-above.js';
 import type { ByteRing, RingSpan } from './byte-ring.js';
 import type { LineScanner } from './line-scan.js';
@@ -405,6 +406,11 @@ export class LineRenderer {
   /** The last `limit` characters of `partial()`, without building all of it. */
   partialTail(limit: number): string {
     return this.rows.bottom.partialTail(limit);
+  }
+
+  /** The unfinished line (LineCells), as a scanner checks that it was only appended to. */
+  get openLine(): AppendedLine {
+    return this.rows.bottom;
   }
 
   /** `partialTail(limit)` as bytes when it is all ASCII (see LineCells.partialTailAscii). */

@@ -11,7 +11,7 @@ import {
 import { asciiText } from '../text/ascii-text.js';
 import { ByteRing, NO_BYTES } from './byte-ring.js';
 import { CompletedParts } from './completed-parts.js';
-import { CUT_STEPS_PER_BOUND } from './line-cells.js';
+import { type AppendedLine, CUT_STEPS_PER_BOUND } from './line-cells.js';
 import { LineRenderer } from './line-renderer.js';
 import type { ParserStart, TerminalQuery } from './escape-parser.js';
 import { type LineScanner, lineScanner } from './line-scan.js';
@@ -374,6 +374,14 @@ export class OutputBuffer {
   partialTail(limit: number): string {
     integerAtLeast('limit', limit, 0);
     return this.hasPartial() ? this.renderer.partialTail(limit) : '';
+  }
+
+  /**
+   * The unfinished line, as a scanner checks that it was only appended to since it last looked (same line, same
+   * `rewrites`): then only its characters after the `end` it saw are new (OutputScanner).
+   */
+  get openLine(): AppendedLine {
+    return this.renderer.openLine;
   }
 
   /**

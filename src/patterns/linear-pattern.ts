@@ -29,6 +29,11 @@ export interface LinearPattern {
   mayMatchAscii(bytes: Uint8Array): boolean;
   /** Whether `mayMatchAscii` can ever say false (the pattern requires a literal it can look for in bytes). */
   readonly rulesOutAscii: boolean;
+  /**
+   * The longest required literal's length less one: how far before new bytes a look for the literals must start to
+   * find one that ends in them (0 when the pattern requires none).
+   */
+  readonly asciiLiteralOverlap: number;
 }
 
 /** A line of a text, as offsets: `text.slice(start, end)`; `end` is at its `\n`. */
@@ -87,6 +92,7 @@ export function compileLinearPattern(field: string, source: string, ignoreCase =
     test,
     mayMatchAscii: (bytes) => inAscii === undefined || inAscii(bytes),
     rulesOutAscii: inAscii !== undefined,
+    asciiLiteralOverlap: Math.max(0, ...(required?.literals ?? []).map((literal) => literal.length - 1)),
     matchingLines: (text) =>
       lineByLine ? eachLineTested(text, test, finder) : joinedThenLines(text, compiled, test, finder),
   };

@@ -1,6 +1,7 @@
 import { MAX_PARTIAL_MATCH_CHARS } from '../limits.js';
 import { partText } from '../buffer/byte-ring.js';
 import { CompletedParts } from '../buffer/completed-parts.js';
+import type { AppendedLine } from '../buffer/line-cells.js';
 import type { LinearPattern } from './linear-pattern.js';
 
 /** The part of OutputBuffer a scanner reads. */
@@ -19,6 +20,8 @@ export interface ScannedLines {
   partialTail(limit: number): string;
   /** `partialTail(limit)` as bytes when it is all ASCII and the line only appended to (valid until the next append). */
   partialTailAscii(limit: number): Uint8Array | undefined;
+  /** The unfinished line, to tell that it was only appended to since a look (see LineCells.rewrites). */
+  readonly openLine: AppendedLine;
 }
 
 export interface OutputMatch {
@@ -76,6 +79,15 @@ export class OutputScanner {
   private untested = false;
   /** Filled at every scan that has finished lines to test. */
   private readonly completed = new CompletedParts();
+  /**
+   * The long unfinished line as far as it is known not to hold the pattern's required literal: the line, its
+   * `rewrites` then, and its `end` then. While the line is only appended to, each chunk's new bytes (and the literal's
+   * length less one before them) are all that need a look: a flood with no line feed costs each byte one look, and
+   * the line is never joined to be looked at whole.
+   */
+  private clearLine: AppendedLine | undefined;
+  private clearRewrites = 0;
+  private clearEnd = 0;
 
   constructor(
     private readonly lines: ScannedLines,
@@ -96,6 +108,32 @@ export class OutputScanner {
       if (found !== undefined) return found;
     }
     return this.scanUnfinished(false);
+  }
+
+  /** The whole unfinished line was just looked at: it does not hold the pattern's required literal. */
+  private noteWithoutLiteral(): void {
+    const open = this.lines.openLine;
+    this.clearLine = open;
+    this.clearRewrites = open.rewrites;
+    this.clearEnd = open.end;
+  }
+
+  /**
+   * Whether the unfinished line still lacks the pattern's required literal, looking only at what was appended to it
+   * since that was last known (see clearLine); false when that is not known or the line was rewritten since.
+   */
+  private stillWithoutLiteral(): boolean {
+    const open = this.lines.openLine;
+    if (open !== this.clearLine || open.rewrites !== this.clearRewrites || open.end < this.clearEnd) return false;
+    const fresh = open.end - this.clearEnd;
+    if (fresh === 0) return true;
+    const bytes = this.lines.partialTailAscii(fresh + this.pattern.asciiLiteralOverlap);
+    if (bytes === undefined || this.pattern.mayMatchAscii(bytes)) {
+      this.clearLine = undefined;
+      return false;
+    }
+    this.clearEnd = open.end;
+    return true;
   }
 
   private scanCompleted(parts: CompletedParts): OutputMatch | undefined {
@@ -142,6 +180,8 @@ export class OutputScanner {
     if (length === 0) return undefined;
     const line = lines.completedLines + 1;
     if (length > MAX_PARTIAL_MATCH_CHARS) {
+      // Without the literal the line cannot match, and there is nothing for `settle` to test.
+      if (this.stillWithoutLiteral()) return undefined;
       if (!settling && line === this.wholeLine && lines.totalRawChars - this.wholeAt < length) {
         this.untested = true;
         return undefined;
@@ -153,7 +193,10 @@ export class OutputScanner {
     // with no line feed makes a long one).
     if (pattern.rulesOutAscii) {
       const bytes = lines.partialTailAscii(length);
-      if (bytes !== undefined && !pattern.mayMatchAscii(bytes)) return undefined;
+      if (bytes !== undefined && !pattern.mayMatchAscii(bytes)) {
+        this.noteWithoutLiteral();
+        return undefined;
+      }
     }
     if (line === mark.line && lines.partialTail(MAX_PARTIAL_MATCH_CHARS) === mark.partialTail) return undefined;
     const text = lines.partialLine();

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ByteRing, partText, type RingSpan } from '../../src/buffer/byte-ring.js';
+import { ByteRing, keptTailAscii, partText, type RingSpan } from '../../src/buffer/byte-ring.js';
 import type { CompletedParts } from '../../src/buffer/completed-parts.js';
 import { LineRenderer, NO_SINK } from '../../src/buffer/line-renderer.js';
 import { LineStore } from '../../src/buffer/line-store.js';
@@ -55,6 +55,29 @@ describe('ByteRing', () => {
     expect(wrapped).toEqual({ at: 10, length: 5 });
     expect(ring.text(wrapped)).toBe('abcde');
     expect(ring.text({ at: 7, length: 3 })).toBe('xyz');
+  });
+
+  it("hands a tail of spans that follow one another in memory back in place, and joins it where they don't", () => {
+    const ring = new ByteRing(64);
+    const scratch = Buffer.alloc(64, 0xff);
+    const untouched = Buffer.from(scratch);
+    const a = ring.write(bytes(`${'a'.repeat(30)}bcdefghij`), Number.POSITIVE_INFINITY)!;
+    const b = ring.write(bytes('klmnopqrst'), a.at)!;
+    expect(ring.adjoins(a, b)).toBe(true);
+    const ascii = (view: Uint8Array | undefined) => Buffer.from(view ?? []).toString('latin1');
+    expect(ascii(keptTailAscii(ring, [a, b], 15, scratch))).toBe('fghijklmnopqrst');
+    expect(ascii(keptTailAscii(ring, [a, b], 49, scratch))).toBe(`${'a'.repeat(30)}bcdefghijklmnopqrst`);
+    // In place: the scratch was never written.
+    expect(scratch).toEqual(untouched);
+    // A text run between them: joined.
+    expect(ascii(keptTailAscii(ring, [a, 'xy', b], 14, scratch))).toBe('ijxyklmnopqrst');
+    // 49 + 20 would cross the memory's end: the next span starts at its beginning, and the tail over both is joined.
+    const c = ring.write(bytes('0123456789abcdefghij'), b.at)!;
+    expect(c.at % 64).toBe(0);
+    expect(ring.adjoins(b, c)).toBe(false);
+    expect(ascii(keptTailAscii(ring, [b, c], 25, scratch))).toBe('pqrst0123456789abcdefghij');
+    // More than the parts hold: none.
+    expect(keptTailAscii(ring, [b, c], 31, scratch)).toBeUndefined();
   });
 
   it('takes no memory before its first write, a page at it, and more only as the output reaches it', () => {

@@ -212,6 +212,73 @@ describe('OutputScanner', () => {
       expect(scanner.settle()).toMatchObject({ line: 1, unfinished: true });
     });
 
+    describe("while it lacks the pattern's required literal (a flood with no line feed)", () => {
+      afterEach(() => jest.restoreAllMocks());
+      const SOURCE = 'never-printed-[0-9]{3}';
+      /** `never-printed-` less one: how far before a chunk's new bytes a look must start. */
+      const OVERLAP = 13;
+
+      it("looks only at what each chunk appended and the literal's length less one before it, never at it whole", () => {
+        const buffer = new OutputBuffer();
+        const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', SOURCE), markOf(buffer));
+        const looks = jest.spyOn(LineCells.prototype, 'partialTailAscii');
+        const test = jest.spyOn(LineCells.prototype, 'partial');
+        for (let n = 0; n < 60; n++) {
+          feed(buffer, 'y'.repeat(4_000));
+          expect(scanner.scan()).toBeUndefined();
+        }
+        expect(buffer.partialLength).toBe(240_000);
+        expect(looks.mock.calls.map(([limit]) => limit)).toEqual(
+          Array(60)
+            .fill(4_000 + OVERLAP)
+            .fill(4_000, 0, 1),
+        );
+        // Nothing was left for settle: without the literal, the line cannot match.
+        expect(scanner.unsettled).toBe(false);
+        expect(scanner.settle()).toBeUndefined();
+        expect(test).not.toHaveBeenCalled();
+      });
+
+      it.each([
+        ['in one chunk', ['zz never-printed-123 zz']],
+        ['cut across two chunks', ['zz never-prin', 'ted-123 zz']],
+        ['cut after its first character', ['zz n', 'ever-printed-123 zz']],
+      ])('finds the match once the literal comes %s', (_, ending) => {
+        const buffer = new OutputBuffer();
+        const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', SOURCE), markOf(buffer));
+        for (const chunk of ['y'.repeat(LONG), 'y'.repeat(2_000), ...ending]) {
+          feed(buffer, chunk);
+          expect(scanner.scan()).toBeUndefined();
+        }
+        expect(scanner.settle()).toEqual({ line: 1, text: buffer.partialLine(), unfinished: true });
+      });
+
+      it('looks at the line whole again once it was rewritten (a carriage return, then the literal over its head)', () => {
+        const buffer = new OutputBuffer();
+        const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', SOURCE), markOf(buffer));
+        feed(buffer, 'y'.repeat(LONG));
+        expect(scanner.scan()).toBeUndefined();
+        feed(buffer, '\rnever-printed-123');
+        const found = scanner.scan() ?? scanner.settle();
+        expect(found).toEqual({ line: 1, text: buffer.partialLine(), unfinished: true });
+        expect(found?.text.startsWith('never-printed-123yyy')).toBe(true);
+      });
+
+      it('starts over on the next line', () => {
+        const buffer = new OutputBuffer();
+        const scanner = new OutputScanner(buffer, compileLinearPattern('wait.pattern', SOURCE), markOf(buffer));
+        feed(buffer, 'y'.repeat(LONG));
+        expect(scanner.scan()).toBeUndefined();
+        feed(buffer, `\nnever-printed-12${'y'.repeat(LONG)}`);
+        expect(scanner.scan() ?? scanner.settle()).toBeUndefined();
+        feed(buffer, '3');
+        expect(scanner.scan() ?? scanner.settle()).toBeUndefined();
+        // Longer than the line before, the literal at its head: only a look at it whole finds it.
+        feed(buffer, `\nnever-printed-456${'y'.repeat(LONG + 3_000)}`);
+        expect(scanner.scan() ?? scanner.settle()).toEqual({ line: 3, text: buffer.partialLine(), unfinished: true });
+      });
+    });
+
     it('is not taken for new output while it is as it was when the call began', () => {
       const buffer = new OutputBuffer();
       feed(buffer, `ready> ${'x'.repeat(LONG)}`);
