@@ -181,8 +181,8 @@ const NOT_ASCII = /[^\x00-\x7f]/;
 /**
  * The last `need` characters of `parts` (kept texts, in order) as bytes, when they are all ASCII: in place when the
  * last spans hold them all and follow one another in the ring, else joined into `scratch` (at least `need` long), text
- * runs written in as bytes. Undefined when one is not ASCII or `parts` hold fewer. Valid only until the next write of the ring or of
- * `scratch`.
+ * runs written in as bytes. Undefined when one is not ASCII or `parts` hold fewer. Valid only until the next write of
+ * the ring or of `scratch`.
  */
 export function keptTailAscii(
   ring: ByteRing,
