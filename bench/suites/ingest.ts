@@ -55,6 +55,8 @@ const SCREEN_READ_EVERY_MS = 100;
 const MIN_INGEST_VS_NODE = 0.9;
 const MAX_CPU_VS_NODE = 1.5;
 const WAIT_TIMEOUT_MS = 300_000;
+/** The uncounted warm-up PTY of each shape floods this fraction of a counted run's bytes. */
+const WARM_UP_FRACTION = 4;
 
 /**
  * Metric 1 (ingest throughput) and 2 (host CPU per MiB). Per repetition, in rotating order:
@@ -78,14 +80,14 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
       const samples: Record<SideKey, Sample[]> = { plugin: [], raw: [], node: [] };
       const problems: string[] = [];
       const screenReadCounts: number[] = [];
-      const runSide = async (side: SideKey) => {
+      const runSide = async (side: SideKey, runScript: string, runBytes: number): Promise<Sample> => {
         fullGc();
         const c0 = process.cpuUsage();
         const threads0 = threadCpu();
         const faults0 = minorFaults();
         const t0 = performance.now();
         if (side === 'plugin') {
-          const { id } = await harness.spawnShell('bench-ingest', script);
+          const { id } = await harness.spawnShell('bench-ingest', runScript);
           const inUse = screenAndWaitInUse(harness, 'bench-ingest', id);
           const exit = await harness.waitExit(id);
           const seconds = (performance.now() - t0) / 1000;
@@ -96,26 +98,37 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
           screenReadCounts.push(screenReads);
           if (waitReason !== 'exit') problems.push(`plugin: the pending wait ended by ${waitReason}, not exit`);
           await harness.kill('bench-ingest', id);
-          if (exit.exitCode !== 0 || exit.outputLines !== shape.lines(bytes)) {
-            problems.push(`plugin: exit ${exit.exitCode}, ${exit.outputLines} lines (expected ${shape.lines(bytes)})`);
+          if (exit.exitCode !== 0 || exit.outputLines !== shape.lines(runBytes)) {
+            problems.push(
+              `plugin: exit ${exit.exitCode}, ${exit.outputLines} lines (expected ${shape.lines(runBytes)})`,
+            );
           }
-          samples.plugin.push({ seconds, cpuMs: cpu, threads, faults });
-        } else {
-          const run = rawScript(sameTerminalCommand(script), side === 'raw' ? 'devnull' : 'count');
-          const result = await run.done;
-          const seconds = (performance.now() - t0) / 1000;
-          if (result.code !== 0 || (side === 'node' && result.bytes !== bytes))
-            problems.push(`${side}: exit ${result.code}, ${result.bytes} bytes`);
-          samples[side].push({
-            seconds,
-            cpuMs: cpuMs(process.cpuUsage(c0)),
-            threads: threadCpuSince(threads0),
-            faults: minorFaults() - faults0,
-          });
+          return { seconds, cpuMs: cpu, threads, faults };
         }
+        const run = rawScript(sameTerminalCommand(runScript), side === 'raw' ? 'devnull' : 'count');
+        const result = await run.done;
+        const seconds = (performance.now() - t0) / 1000;
+        if (result.code !== 0 || (side === 'node' && result.bytes !== runBytes))
+          problems.push(`${side}: exit ${result.code}, ${result.bytes} bytes`);
+        return {
+          seconds,
+          cpuMs: cpuMs(process.cpuUsage(c0)),
+          threads: threadCpuSince(threads0),
+          faults: minorFaults() - faults0,
+        };
       };
+      // Warm-up, not counted: the process's first PTY of a shape pays V8's first optimizing compiles of the path
+      // that shape takes (hundreds of ms: docs/perf-journal.md, thirty-second session), once per host process, not
+      // per MiB. What later PTYs compile again is in every counted run. The warm-up's own figure is reported beside.
+      const warmBytes = Math.round(bytes / WARM_UP_FRACTION);
+      const warmUp: Partial<Record<SideKey, Sample>> = {};
+      for (const side of ['plugin', 'node'] as const)
+        warmUp[side] = await runSide(side, shape.script(warmBytes), warmBytes);
+      screenReadCounts.length = 0;
       for (let rep = 0; rep < reps; rep++) {
-        for (const side of rotation<SideKey>(['plugin', 'raw', 'node'], rep)) await runSide(side);
+        for (const side of rotation<SideKey>(['plugin', 'raw', 'node'], rep)) {
+          samples[side].push(await runSide(side, script, bytes));
+        }
       }
       const rate = (s: Sample) => bytes / MiB / s.seconds;
       const perMiB = (s: Sample) => s.cpuMs / (bytes / MiB);
@@ -165,6 +178,16 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
         ...pairedRatio(cpuRatio),
         target: `≤ ${MAX_CPU_VS_NODE}× reader`,
         met: cpuRatio.median <= MAX_CPU_VS_NODE,
+      });
+      const warmPerMiB = (x: Sample | undefined) => (x === undefined ? Number.NaN : x.cpuMs / (warmBytes / MiB));
+      rows.push({
+        suite: 'cpu',
+        name: `${name}: the uncounted warm-up PTY before the runs (${mib(warmBytes)}, the first compiles in it)`,
+        unit: 'host CPU ms/MiB',
+        a: { label: 'plugin', summary: summarize([warmPerMiB(warmUp.plugin)]) },
+        b: { label: 'bare reader counts bytes', summary: summarize([warmPerMiB(warmUp.node)]) },
+        target: '—',
+        met: null,
       });
       // The same CPU split by thread: what the host's event loop spends, and what the engine (V8, JavaScriptCore)
       // spends beside it (GC, optimizing compiles), which grows with every new PTY's code to optimize again

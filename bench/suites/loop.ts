@@ -25,6 +25,7 @@ const SLEEP_MS = 1000;
 type SideName = 'plugin' | 'raw' | 'poll' | 'sleep';
 const SIDES: readonly SideName[] = ['plugin', 'raw', 'poll', 'sleep'];
 const KINDS: readonly Kind[] = ['short', 'flood', 'sleep'];
+const WARM_UP_KINDS: readonly Kind[] = ['short', 'short', 'short', 'flood', 'sleep'];
 
 /** One round: 20 short statements, then the long print and the slow statement `slow` times each, alternating. */
 function roundPlan(cfg: BenchConfig): Kind[] {
@@ -62,9 +63,10 @@ export async function loop(cfg: BenchConfig): Promise<Row[]> {
     drivers.set('poll', await TmuxDriver.open(`tmux capture-pane every ${POLL_MS} ms`, POLL_MS, true));
     drivers.set('sleep', await TmuxDriver.open(`tmux sleep ${SLEEP_MS} ms, capture`, SLEEP_MS, false));
     let k = 0;
-    // Warm-up (untimed): the first statements of a REPL and the first tool calls pay one-time costs.
-    for (let i = 0; i < 3; i++) {
-      const it = interaction('short', k++);
+    // Warm-up (untimed): the first statements of a REPL and the first tool calls pay one-time costs, each kind its
+    // own (the long print's first run compiles the paths that render, scan and return 500 lines: a few ms once).
+    for (const kind of WARM_UP_KINDS) {
+      const it = interaction(kind, k++);
       for (const side of ['plugin', 'raw', 'poll'] as const) await drivers.get(side)?.run(it);
     }
     const plan = roundPlan(cfg);
