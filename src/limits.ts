@@ -84,6 +84,18 @@ export const PLAIN_RING_FIRST_BYTES = 65_536;
  * at least one chunk (≤ 64 KiB) per turn always gets through.
  */
 export const INGEST_BYTES_PER_TURN = 256 * 1_024;
+/**
+ * The buffer each PTY's output socket is read into, the same one for every read (src/streams/output-channel.ts); a
+ * read takes at most this much, as a Node stream's does.
+ */
+export const OUTPUT_READ_BYTES = 65_536;
+/** How long setting up a PTY's output socket may take before the spawn fails (it takes well under a millisecond). */
+export const OUTPUT_CHANNEL_SETUP_MS = 2_000;
+/**
+ * Connections to an output socket's listener that have not yet shown its token, kept while it waits for its own;
+ * more are closed at once (anyone on the machine can connect to a socket in the abstract namespace).
+ */
+export const MAX_OUTPUT_CHANNEL_STRANGERS = 4;
 /** Script's own stderr (its diagnostics, never the command's) kept for error messages. */
 export const MAX_SCRIPT_STDERR_CHARS = 2_000;
 /** Past this many chars a pending escape sequence is abandoned, so an OSC/DCS that never ends can't hide all later output. */

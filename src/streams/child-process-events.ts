@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Observable, Subscriber } from 'rxjs';
 import { ShapeKeeper } from '../shapes/shape-keeper.js';
 import type { IngestGate } from './ingest-gate.js';
+import type { OutputChannel, OutputListener } from './output-channel.js';
 
 export type ChildEvent =
   | { readonly kind: 'stdout'; readonly chunk: Buffer }
@@ -46,10 +47,18 @@ childEventShapes.renew();
  * reads at most its highWaterMark ahead and then stops reading (the PTY holds the rest, the command blocks) until
  * the gate resumes it. Order is kept, and `close` still follows the last byte. With no gate (`null`, the default
  * where pausing does not stop the runtime reading the pipe: see pipe-backpressure.ts) stdout always flows.
+ *
+ * With a `channel` (output-channel.ts), stdout is read from it rather than from `child.stdout` (which is then null),
+ * each chunk valid only while its event is delivered, and `close` waits for the channel's end too: the child's close
+ * covers only the pipes Node made.
  */
-export function childProcessEvents$(child: ChildProcess, gate: IngestGate | null): Observable<ChildEvent> {
+export function childProcessEvents$(
+  child: ChildProcess,
+  gate: IngestGate | null,
+  channel: OutputChannel | null = null,
+): Observable<ChildEvent> {
   return new Observable<ChildEvent>((subscriber) => {
-    const relay = new ChildEventRelay(child, gate, subscriber);
+    const relay = new ChildEventRelay(child, gate, subscriber, channel);
     relay.listen();
     return () => relay.stop();
   });
@@ -60,7 +69,7 @@ export function childProcessEvents$(child: ChildProcess, gate: IngestGate | null
  * with a child and a gate as a working relay is, so that its fields hold what a working relay's do.
  */
 export function idleRelay(child: ChildProcess, gate: IngestGate | null): object {
-  return new ChildEventRelay(child, gate, new Subscriber<ChildEvent>());
+  return new ChildEventRelay(child, gate, new Subscriber<ChildEvent>(), null);
 }
 
 /**
@@ -68,9 +77,13 @@ export function idleRelay(child: ChildProcess, gate: IngestGate | null): object 
  * its stdout listener runs for every chunk, and JavaScriptCore drops the compiled code of a closure none of which is
  * alive any more, so each new PTY compiled it again (see tapHandler).
  */
-class ChildEventRelay {
+class ChildEventRelay implements OutputListener {
   private cancelResume: (() => void) | undefined;
-  private readonly onStdout = this.stdout.bind(this);
+  /** A channel whose end has not come yet. */
+  private channelOpen: boolean;
+  /** The child's close, held until the channel's end. */
+  private heldClose: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private readonly onStdout = this.chunk.bind(this);
   private readonly onStderr = this.stderr.bind(this);
   private readonly onExit = this.exit.bind(this);
   private readonly onError = this.error.bind(this);
@@ -81,11 +94,15 @@ class ChildEventRelay {
     private readonly child: ChildProcess,
     private readonly gate: IngestGate | null,
     private readonly subscriber: Subscriber<ChildEvent>,
-  ) {}
+    private readonly channel: OutputChannel | null,
+  ) {
+    this.channelOpen = channel !== null;
+  }
 
   listen(): void {
     const { child } = this;
-    child.stdout?.on('data', this.onStdout);
+    if (this.channel === null) child.stdout?.on('data', this.onStdout);
+    else this.channel.listen(this);
     child.stderr?.on('data', this.onStderr);
     child.on('exit', this.onExit);
     child.on('error', this.onError);
@@ -96,6 +113,7 @@ class ChildEventRelay {
     const { child } = this;
     this.cancelResume?.();
     child.stdout?.off('data', this.onStdout);
+    this.channel?.stopListening();
     child.stderr?.off('data', this.onStderr);
     child.off('exit', this.onExit);
     child.off('close', this.onClose);
@@ -104,16 +122,24 @@ class ChildEventRelay {
     child.on('error', ignoreError);
   }
 
-  private stdout(chunk: Buffer): void {
+  chunk(chunk: Buffer): void {
     this.subscriber.next(stdoutOf(chunk));
     const { gate } = this;
     if (gate === null || gate.admit(chunk.length)) return;
-    this.child.stdout?.pause();
+    if (this.channel === null) this.child.stdout?.pause();
+    else this.channel.pause();
     this.cancelResume = gate.defer(chunk.length, this.resume);
   }
 
+  end(): void {
+    this.channelOpen = false;
+    const held = this.heldClose;
+    if (held !== undefined) this.close(held.code, held.signal);
+  }
+
   private resumeStdout(): void {
-    this.child.stdout?.resume();
+    if (this.channel === null) this.child.stdout?.resume();
+    else this.channel.resume();
   }
 
   private stderr(chunk: Buffer): void {
@@ -129,6 +155,10 @@ class ChildEventRelay {
   }
 
   private close(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.channelOpen) {
+      this.heldClose = { code, signal };
+      return;
+    }
     this.cancelResume?.();
     this.subscriber.next(closeOf(code, signal));
     childEventShapes.renew();

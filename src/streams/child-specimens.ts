@@ -43,9 +43,12 @@ export function keepAsSpecimen(child: ChildProcess): void {
  */
 export const pipeHandleSpecimens = new Specimens<object>(KEPT_PIPE_HANDLE_SPECIMENS);
 
-/** Keeps the handles of a just-spawned child's pipes, the only time they can be had (see pipeHandleSpecimens). */
-export function keepPipeHandles(child: ChildProcess): void {
-  for (const stream of child.stdio) {
+/**
+ * Keeps the handles of a just-spawned child's pipes, and of the socket its output is read from when that is not one of
+ * them (output-channel.ts): the only time they can be had (see pipeHandleSpecimens).
+ */
+export function keepPipeHandles(child: ChildProcess, outputSocket?: object): void {
+  for (const stream of [...child.stdio, outputSocket]) {
     const handle = (stream as { _handle?: unknown } | null | undefined)?._handle;
     if (typeof handle === 'object' && handle !== null) pipeHandleSpecimens.keep(handle);
   }

@@ -1,7 +1,7 @@
 import type { Subscriber } from 'rxjs';
 import { MAX_OUTPUT_BEFORE_START_BYTES } from '../limits.js';
 import type { ChildEvent } from './child-process-events.js';
-import { type PtyEvent, startedEvent, stdoutEvent } from './pty-events.js';
+import { keptOutputEvent, type PtyEvent, startedEvent, stdoutEvent } from './pty-events.js';
 import type { PtyHandle } from './pty-process.js';
 import type { Utf8Chunks } from './utf8-chunks.js';
 
@@ -34,8 +34,12 @@ export class StartFirst {
       this.subscriber.next(event);
       return;
     }
-    this.early.push(event);
-    if (event.kind !== 'output') return;
+    if (event.kind !== 'output') {
+      this.early.push(event);
+      return;
+    }
+    // Held past its delivery: its bytes must be its own (see keptOutputEvent).
+    this.early.push(keptOutputEvent(event));
     this.heldBytes += event.bytes;
     if (this.heldBytes > this.maxHeldBytes) this.overflow();
   }

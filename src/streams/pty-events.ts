@@ -17,7 +17,11 @@ export interface OutputEvent {
   readonly kind: 'output';
   readonly text: string;
   readonly bytes: number;
-  /** What `text` was decoded from (absent for the decoder's last flush): lets the buffer scan ASCII natively. */
+  /**
+   * What `text` was decoded from (absent for the decoder's last flush): lets the buffer scan ASCII natively. It may be
+   * a view of the buffer the PTY's next read writes over (output-channel.ts): valid only while the event is delivered,
+   * as is an ASCII event's `text`, made from it when asked. What keeps an event longer keeps keptOutputEvent's copy.
+   */
   readonly source?: Uint8Array;
   /**
    * `source` is ASCII, and `text` is made from it only when asked for: the buffer keeps plain output as bytes and
@@ -75,6 +79,17 @@ export const asciiOutputEvent = (source: Uint8Array): PtyEvent => new AsciiOutpu
 export function stdoutEvent(decoder: Utf8Chunks, chunk: Buffer): PtyEvent {
   const text = decoder.writeUnlessAscii(chunk);
   return text === undefined ? asciiOutputEvent(chunk) : outputEvent(text, chunk);
+}
+
+/**
+ * The same output event with bytes of its own. A chunk's bytes may be a view of a buffer that the next read writes over
+ * (output-channel.ts): an event kept past its delivery (held until the PTY has started) must not point there.
+ */
+export function keptOutputEvent(event: OutputEvent): PtyEvent {
+  const { source } = event;
+  if (source === undefined) return event;
+  const own = Buffer.from(source);
+  return event.ascii ? asciiOutputEvent(own) : outputEvent(event.text, own);
 }
 
 /** What the decoder still held when the stream closed (an incomplete UTF-8 sequence, as replacement characters). */

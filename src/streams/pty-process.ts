@@ -9,6 +9,7 @@ import {
   skip,
   Subscriber,
   Subscription,
+  switchMap,
   takeUntil,
 } from 'rxjs';
 import { match } from 'ts-pattern';
@@ -35,6 +36,7 @@ import { Utf8Chunks } from './utf8-chunks.js';
 import { exitEvent, flushedOutputEvent, membersEvent, type PtyEvent } from './pty-events.js';
 import { type ForkTurns, inForkTurn } from './fork-turns.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
+import { OUTPUT_VIA_CHANNEL, type OutputChannel, outputChannel$ } from './output-channel.js';
 import { lingeringMembers$, procMemberProbe, type MemberProbe, trustedScanInSlices } from './session-members.js';
 import { sessionLeader$ } from './session-leader.js';
 import { signalQuietly } from './session-signals.js';
@@ -81,6 +83,11 @@ export interface PtyProcessDeps {
   /** `null`: start at subscribe, whatever else started this turn. Default: the shared one-start-per-turn queue. */
   readonly forkTurns?: ForkTurns | null;
   /**
+   * Whether script's stdout is an output socket read into one reused buffer (output-channel.ts) rather than the
+   * runtime's pipe. Default OUTPUT_VIA_CHANNEL (Node: yes; Bun: no).
+   */
+  readonly outputChannel?: boolean;
+  /**
    * Hears the sweep a teardown starts (the stream unsubscribed before it ended: a PTY stopped while starting, whose
    * owner has no handle yet): its `terminate`, already called once, so that the owner can report what the sweep
    * left and sweep again. The reaper tracks the sweep either way.
@@ -100,12 +107,20 @@ export interface PtyProcessDeps {
  * only drained at `close`.
  */
 export function ptyProcess$(spec: PtySpec, deps: PtyProcessDeps): Observable<PtyEvent> {
-  const start$ = usingDescriptor(
-    () => (deps.bind ?? bindDirectory)(spec.workdir, spec.workdirIdentity),
-    (bound, closeBound) => scriptProcess$(spec, bound, closeBound, deps),
-  );
-  // The workdir is bound in the start's own turn: a start that waits holds no descriptor.
-  return inForkTurn(start$, deps.forkTurns);
+  const start$ = (channel: OutputChannel | null) =>
+    // The workdir is bound in the start's own turn: a start that waits holds no descriptor.
+    inForkTurn(
+      usingDescriptor(
+        () => (deps.bind ?? bindDirectory)(spec.workdir, spec.workdirIdentity),
+        (bound, closeBound) => scriptProcess$(spec, bound, closeBound, deps, channel),
+      ),
+      deps.forkTurns,
+    );
+  if (!(deps.outputChannel ?? OUTPUT_VIA_CHANNEL)) return start$(null);
+  // The output socket is connected before the start's turn comes: connecting takes a turn of the loop, and a start
+  // waits for none once its turn has come. Released on every ending; a stream stopped while script runs leaves it
+  // draining until script's end closes (see the teardown below).
+  return outputChannel$().pipe(switchMap((channel) => start$(channel).pipe(finalize(() => channel.release()))));
 }
 
 function scriptProcess$(
@@ -113,6 +128,7 @@ function scriptProcess$(
   bound: BoundDirectory,
   closeBound: () => void,
   deps: PtyProcessDeps,
+  channel: OutputChannel | null,
 ): Observable<PtyEvent> {
   const gate = deps.ingestGate === undefined ? sharedIngestGate : deps.ingestGate;
   const guard = deps.orphanGuard ?? sharedOrphanGuard;
@@ -128,19 +144,23 @@ function scriptProcess$(
     });
     let child: ChildProcess;
     try {
+      const stdout = channel === null ? 'pipe' : channel.childEnd;
+      if (stdout === undefined) throw new Error('its output socket was closed before the start');
       child = spawn(invocation.file, invocation.args, {
         cwd: bound.cwdPath,
         env: invocation.env,
         detached: true,
         // The argv channel is the fourth pipe (ARGV_FD), there only when the argv travels on it.
-        stdio: ['pipe', 'pipe', 'pipe', ...(invocation.argv === undefined ? [] : (['pipe'] as const))],
+        stdio: ['pipe', stdout, 'pipe', ...(invocation.argv === undefined ? [] : (['pipe'] as const))],
       });
     } catch (err) {
       subscriber.error(spawnFailed(err));
       return;
     } finally {
-      // The chdir happened in the forked child before exec; the descriptor has done its work.
+      // The chdir happened in the forked child before exec; the descriptor has done its work. So has the host's copy
+      // of the output socket's end that script writes to.
       closeBound();
+      channel?.closeChildEnd();
     }
     // The wrapper reads the argv until EOF; a chain that died first makes this fail, which 'close' reports.
     const argvChannel = child.stdio[ARGV_FD] as Duplex | null | undefined;
@@ -150,8 +170,8 @@ function scriptProcess$(
     argvChannel?.end(invocation.argv);
 
     const pid = child.pid;
-    keepPipeHandles(child);
-    const childEvents$ = childProcessEvents$(child, gate);
+    keepPipeHandles(child, channel?.reader);
+    const childEvents$ = childProcessEvents$(child, gate, channel);
     if (pid === undefined) {
       // spawn reports a failed start asynchronously through 'error'; without a pid nothing runs.
       return childEvents$.subscribe((e) => {
@@ -335,9 +355,10 @@ function scriptProcess$(
       if (complete) return;
       streamShapes.renew();
       if (!closed) {
-        // Nobody reads any more: let the pipe flow (a paused stdout would block script), keep hearing its end.
+        // Nobody reads any more: let the output flow (a paused stdout would block script), keep hearing its end.
         childSubscription.unsubscribe();
-        child.stdout?.resume();
+        if (channel === null) child.stdout?.resume();
+        else channel.drain();
         // Reaped is what a sweep must know before it touches script's pid again (script-termination.ts); the guard
         // lets go of script first, as on the live path, so that a close waiting for the sweep finds the guard idle.
         child.once('exit', () => {

@@ -57,16 +57,17 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
       s.call('pty_spawn', { command: 'sleep', args: ['30'], description: `queued ${i}` }),
     );
     await waitFor(() => ctx.host.permissions.pending.length === 5 || undefined, 'the five prompts');
-    // All five are allowed at once and reach their start in this turn: the first forks, the others wait in the
-    // start queue for turns of their own. This turn's immediate runs before the queue's first one.
+    // All five are allowed at once and reach their start in this turn: each connects its output socket (a turn),
+    // then the first forks and the others wait in the start queue for turns of their own. This turn's immediate runs
+    // before the queue's first one: at most one has started when the owner is deleted.
     ctx.host.permissions.release('allow');
     await new Promise((resolve) => setImmediate(resolve));
     const started = liveChildren().filter((pid) => !before.includes(pid));
     await ctx.host.deleteSession('ses_queued');
-    expect(started.length).toBe(1);
+    expect(started.length).toBeLessThanOrEqual(1);
     const outcomes = await Promise.all(spawning);
     const deleted = outcomes.filter((o) => !o.ok && fails(o).code === 'owner_deleted');
-    expect(deleted.length).toBeGreaterThanOrEqual(4);
+    expect(deleted.length).toBeGreaterThanOrEqual(5 - started.length);
     await waitFor(() => liveChildren().length === before.length || undefined, 'the one started to be ended');
     expect(liveChildren()).toEqual(before);
   });

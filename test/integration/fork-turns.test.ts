@@ -35,8 +35,9 @@ describe('PTYs asked for together, with real script processes', () => {
       const probes = [0, 1, 2, 3].map(
         (i) => new PtyProbe({ command: 'echo', args: [`ready ${i}`] }, undefined, { bind }),
       );
-      // Only the first started in the turn that asked for all four.
-      expect(boundAt).toEqual([0]);
+      // At most the first started in the turn that asked for all four (none where each first connects its output
+      // socket, which takes a turn: output-channel.ts).
+      expect(boundAt.length).toBeLessThanOrEqual(1);
       await Promise.all(probes.map((probe, i) => probe.output(`ready ${i}\n`)));
       expect(boundAt).toHaveLength(4);
       for (let k = 1; k < boundAt.length; k++) expect(boundAt[k]).toBeGreaterThan(boundAt[k - 1] as number);

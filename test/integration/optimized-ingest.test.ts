@@ -19,6 +19,7 @@ import { ChunkSubscriber } from '../../src/operators/chunk-subscriber.js';
 import { QuietClock } from '../../src/operators/quiet-clock.js';
 import { LazyScreen } from '../../src/screen/lazy-screen.js';
 import { Multicast } from '../../src/streams/multicast.js';
+import { OutputChannel } from '../../src/streams/output-channel.js';
 
 jest.setTimeout(60_000);
 
@@ -56,7 +57,8 @@ async function flood(host: V1HostFixture): Promise<void> {
 // its callers, so which of these it optimizes on their own varies: the test holds every one it did.
 // The relay and the tap are classes of their modules' own; a kept specimen (there once a PTY has ended) gives them.
 const hotPath = (): ReadonlyArray<readonly [string, unknown]> => [
-  ['ChildEventRelay.stdout', prototypeOf(streamShapes.instance?.[0]).stdout],
+  ['OutputChannel.read', (OutputChannel.prototype as unknown as Record<string, unknown>).read],
+  ['ChildEventRelay.chunk', prototypeOf(streamShapes.instance?.[0]).chunk],
   ['OutputFirst.next', OutputFirst.prototype.next],
   ['StartFirst.emit', StartFirst.prototype.emit],
   ['stdoutEvent', stdoutEvent],
@@ -101,7 +103,7 @@ describe('the ingest path after PTYs have come and gone', () => {
     await flood(host);
     const optimizedNow = () => path.filter(([, f]) => optimized(f)).map(([name]) => name);
     // What V8 optimized on its own (the rest it inlined into these); the premise: the path is optimized from its entry.
-    expect(optimizedNow()).toEqual(expect.arrayContaining(['ChildEventRelay.stdout', 'OutputFirst.next']));
+    expect(optimizedNow()).toEqual(expect.arrayContaining(['OutputChannel.read', 'OutputFirst.next']));
     // Whether a class died with the last PTY depends on what else is alive when the collector runs: a few rounds.
     for (let round = 0; round < SURVIVAL_ROUNDS; round++) {
       if (round > 0) await flood(host);

@@ -1,9 +1,11 @@
 import { guardCommand, OrphanGuard, orphanGuard } from '../../src/engine/orphan-guard.js';
 import { spawn } from 'node:child_process';
 import {
+  constants,
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   realpathSync,
   renameSync,
@@ -159,9 +161,30 @@ describe('PTY engine with real script processes', () => {
     expect(text).toBe('€\n');
   });
 
-  it('loses no output that arrives around the exit', async () => {
-    const { text } = await runToExit({ command: 'sh', args: ['-c', 'head -c 3000000 /dev/zero | tr "\\0" a'] });
-    expect(text.length).toBe(3_000_000);
+  it('loses no output that arrives around the exit, read from the output socket or from the pipe', async () => {
+    for (const outputChannel of [true, false]) {
+      const { text } = await runToExit(
+        { command: 'sh', args: ['-c', 'head -c 3000000 /dev/zero | tr "\\0" a'] },
+        10_000,
+        { outputChannel },
+      );
+      expect({ outputChannel, length: text.length }).toEqual({ outputChannel, length: 3_000_000 });
+    }
+  });
+
+  it('gives script a stdout in blocking mode, the output socket (Node) as the pipe (Bun)', async () => {
+    // A non-blocking one fails a write with EAGAIN once full, where script's write_all sleeps 250 ms.
+    for (const outputChannel of [true, false]) {
+      const probe = new PtyProbe({ command: 'sh', args: ['-c', 'read x'] }, undefined, { outputChannel });
+      const { pid } = await probe.started();
+      expect(readlinkSync(`/proc/${pid}/fd/1`)).toMatch(/^socket:/);
+      const flags = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/${pid}/fdinfo/1`, 'utf8'))?.[1];
+      expect({ outputChannel, nonBlocking: Number.parseInt(flags ?? 'NaN', 8) & constants.O_NONBLOCK }).toEqual({
+        outputChannel,
+        nonBlocking: 0,
+      });
+      await probe.dispose();
+    }
   });
 
   it('keeps the last finished script child as a specimen, with every pipe closed and nothing of its output', async () => {
@@ -351,8 +374,9 @@ describe('PTY engine with real script processes', () => {
       orphanGuard: guard,
     });
     try {
-      // Before anything of the PTY was seen: right after the spawn, the only pid known then.
-      expect(calls).toHaveLength(1);
+      // Before anything of the PTY was seen: from the spawn (once its output socket is connected, a turn or two
+      // after the ask), script's pid, the only one known then.
+      await waitFor(() => calls.length > 0, "script's spawn", 5_000);
       expect(guard.running).toBe(true);
       const { pid, terminalSid } = await probe.started();
       expect(calls).toEqual([`+${pid}`, `+${terminalSid}`]);

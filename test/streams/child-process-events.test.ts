@@ -4,12 +4,34 @@ import { PassThrough } from 'node:stream';
 import { type ChildEvent, childEventShapes, childProcessEvents$ } from '../../src/streams/child-process-events.js';
 import { natives } from '../support/v8-natives.js';
 import { IngestGate } from '../../src/streams/ingest-gate.js';
+import type { OutputChannel, OutputListener } from '../../src/streams/output-channel.js';
 
 function fakeChild() {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const child = Object.assign(new EventEmitter(), { stdout, stderr }) as unknown as ChildProcess;
   return { child, stdout, stderr };
+}
+
+/** What the relay uses of an OutputChannel, recorded. */
+class FakeChannel {
+  listener: OutputListener | undefined;
+  paused = false;
+  listen(listener: OutputListener): void {
+    this.listener = listener;
+  }
+  stopListening(): void {
+    this.listener = undefined;
+  }
+  pause(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+  }
+  get asChannel(): OutputChannel {
+    return this as unknown as OutputChannel;
+  }
 }
 
 const described = (e: ChildEvent): string =>
@@ -71,6 +93,56 @@ describe('childProcessEvents$', () => {
       expect(stdout.isPaused()).toBe(unsubscribeFirst);
       subscription.unsubscribe();
     }
+  });
+});
+
+describe('childProcessEvents$ with an output channel', () => {
+  it("takes stdout from the channel, and holds the child's close until the channel's end", () => {
+    const { child, stdout, stderr } = fakeChild();
+    const channel = new FakeChannel();
+    const seen: string[] = [];
+    let completed = false;
+    childProcessEvents$(child, null, channel.asChannel).subscribe({
+      next: (e) => seen.push(described(e)),
+      complete: () => (completed = true),
+    });
+    expect(stdout.listenerCount('data')).toBe(0);
+    channel.listener?.chunk(Buffer.from('out 1'));
+    stderr.emit('data', Buffer.from('err'));
+    child.emit('exit', 0, null);
+    child.emit('close', 0, null);
+    // Output written before script closed may still be on its way through the socket.
+    channel.listener?.chunk(Buffer.from('out 2'));
+    expect(completed).toBe(false);
+    channel.listener?.end();
+    expect(seen).toEqual(['stdout out 1', 'stderr err', 'exit', 'stdout out 2', 'close 0 null']);
+    expect(completed).toBe(true);
+  });
+
+  it("closes at the child's close when the channel ended first", () => {
+    const { child } = fakeChild();
+    const channel = new FakeChannel();
+    const seen: string[] = [];
+    childProcessEvents$(child, null, channel.asChannel).subscribe((e) => seen.push(described(e)));
+    channel.listener?.chunk(Buffer.from('last'));
+    channel.listener?.end();
+    expect(seen).toEqual(['stdout last']);
+    child.emit('close', null, 'SIGKILL');
+    expect(seen).toEqual(['stdout last', 'close null SIGKILL']);
+  });
+
+  it('pauses and resumes the channel for the gate, and stops listening to it when unsubscribed', () => {
+    const turns: Array<() => void> = [];
+    const gate = new IngestGate(1_000, (turn) => void turns.push(turn));
+    const { child } = fakeChild();
+    const channel = new FakeChannel();
+    const subscription = childProcessEvents$(child, gate, channel.asChannel).subscribe();
+    channel.listener?.chunk(Buffer.alloc(1_500));
+    expect(channel.paused).toBe(true);
+    for (const turn of turns.splice(0)) turn();
+    expect(channel.paused).toBe(false);
+    subscription.unsubscribe();
+    expect(channel.listener).toBeUndefined();
   });
 });
 

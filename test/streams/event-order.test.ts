@@ -28,6 +28,26 @@ const describeEvent = (e: PtyEvent): string =>
   e.kind === 'output' ? `output:${Buffer.from(e.source ?? []).toString()}` : e.kind;
 
 describe('StartFirst', () => {
+  it("keeps held output's bytes and text as they were, though the buffer they were read into is read into again", () => {
+    const { events, subscriber } = collecting();
+    const order = new StartFirst(subscriber);
+    const output = new OutputFirst(order, new Utf8Chunks(), () => undefined);
+    // One buffer for every read, as an output channel's (output-channel.ts): each chunk a view of it.
+    const reads = Buffer.alloc(16);
+    for (const [k, text] of ['first', 'héllo', 'third'].entries()) {
+      const bytes = reads.write(text);
+      output.next({ kind: 'stdout', chunk: reads.subarray(0, bytes) });
+      if (k === 2) reads.fill(0x58);
+    }
+    order.start(handle);
+    expect(events.map((e) => (e.kind === 'output' ? [describeEvent(e), e.text] : e.kind))).toEqual([
+      'started',
+      ['output:first', 'first'],
+      ['output:héllo', 'héllo'],
+      ['output:third', 'third'],
+    ]);
+  });
+
   it('holds what comes before the start, then sends started first and the held events in their order', () => {
     const { events, subscriber } = collecting();
     const order = new StartFirst(subscriber);

@@ -1,0 +1,206 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { Observable } from 'rxjs';
+import { RUNS_IN_BUN } from '../engine/runtime.js';
+import { MAX_OUTPUT_CHANNEL_STRANGERS, OUTPUT_CHANNEL_SETUP_MS, OUTPUT_READ_BYTES } from '../limits.js';
+
+/** What the host's end sends first, so that the listener knows which connection is its own. */
+const TOKEN_BYTES = 32;
+
+/**
+ * Whether `script`'s stdout is an OutputChannel (Node) or the runtime's own pipe (Bun). Bun leaves the descriptor it
+ * hands a child non-blocking: `head` writing to such a socket failed with EAGAIN once it was full (docs/HOSTS.md),
+ * where Node's libuv makes a child's stdio blocking before the exec.
+ */
+export const OUTPUT_VIA_CHANNEL = !RUNS_IN_BUN;
+
+/** Who hears a channel's output. */
+export interface OutputListener {
+  /**
+   * A chunk of output: a view of the channel's one buffer, which the next read writes over. Valid only until this
+   * returns: what is kept longer must be copied.
+   */
+  chunk(bytes: Buffer): void;
+  /** Nothing more comes: `script`'s end is closed (it exited), or reading failed. Called once. */
+  end(): void;
+}
+
+const NOBODY: OutputListener = { chunk: () => undefined, end: () => undefined };
+const ignoreError = (): void => undefined;
+
+/**
+ * A PTY's output path: a connected pair of Unix stream sockets, one end `script`'s stdout, the other read by the
+ * host into one buffer of this channel's own, used again for every read (net.Socket's `onread`). A pipe read as a
+ * stream costs the host a buffer and a stream event per read: the bare reader took 2.5–3.1 ms of host CPU per MiB
+ * that way and 1.7–2.3 through `onread`, side by side on one quiet host (docs/perf-journal.md, thirty-second
+ * session). The price is the contract of `OutputListener.chunk`.
+ *
+ * The pair is made by a listener in Linux's abstract namespace under a random name, open only until its own
+ * connection shows the token the host's end sent: any process may connect there, and one that does gets nothing
+ * and is closed (see outputChannel$).
+ */
+export class OutputChannel {
+  private readonly buffer = Buffer.allocUnsafeSlow(OUTPUT_READ_BYTES);
+  private listener: OutputListener = NOBODY;
+  private ended = false;
+  private draining = false;
+  /** The host's end. */
+  readonly reader: Socket;
+  /** `script`'s end, once the listener has it; the host closes its copy as soon as the child holds its own. */
+  private scriptEnd: Socket | undefined;
+
+  constructor(path: string, token: Buffer) {
+    this.reader = connect({ path, onread: { buffer: this.buffer, callback: this.read.bind(this) } });
+    // A reset or a failed read ends the output as its end would: 'close' follows every error.
+    this.reader.on('error', ignoreError);
+    this.reader.once('close', this.closed.bind(this));
+    // Written, never ended: a half-close would reach the listener's side as an end, and a Node socket that is not
+    // half-open answers an end by ending its own side, which is `script`'s stdout (its writes would fail).
+    this.reader.write(token);
+  }
+
+  /** `script`'s end, for its stdout; undefined once handed over. */
+  get childEnd(): Socket | undefined {
+    return this.scriptEnd;
+  }
+
+  /** The listener's side of the pair, once it showed the token. */
+  pairWith(socket: Socket): void {
+    this.scriptEnd = socket;
+  }
+
+  /** The child holds its own copy of `script`'s end (or never will): the host's is closed. */
+  closeChildEnd(): void {
+    this.scriptEnd?.destroy();
+    this.scriptEnd = undefined;
+  }
+
+  /** Every chunk from now on goes to `listener` (and its end, also if it came already). */
+  listen(listener: OutputListener): void {
+    this.listener = listener;
+    if (this.ended) listener.end();
+  }
+
+  stopListening(): void {
+    this.listener = NOBODY;
+  }
+
+  pause(): void {
+    this.reader.pause();
+  }
+
+  resume(): void {
+    this.reader.resume();
+  }
+
+  /**
+   * Nobody reads any more, but `script` still runs: what it writes is read and dropped (a full socket would block it),
+   * and the host's end closes when `script`'s does.
+   */
+  drain(): void {
+    this.draining = true;
+    this.listener = NOBODY;
+    this.closeChildEnd();
+    if (this.ended) this.reader.destroy();
+    else this.reader.resume();
+  }
+
+  /** Both ends closed now, unless draining (then the host's end closes with `script`'s). */
+  release(): void {
+    this.closeChildEnd();
+    if (!this.draining) this.reader.destroy();
+  }
+
+  /** True: go on reading (false would pause the socket; the ingest gate pauses it itself). */
+  private read(bytes: number): boolean {
+    this.listener.chunk(this.buffer.subarray(0, bytes));
+    return true;
+  }
+
+  private closed(): void {
+    this.ended = true;
+    this.listener.end();
+  }
+}
+
+/**
+ * Makes an OutputChannel: listens under a random abstract name, connects the host's end, which sends a random token,
+ * and takes the first connection that shows it as `script`'s end. Any other connection (a stranger's) is closed once
+ * it shows something else, or when the pair is made; at most MAX_OUTPUT_CHANNEL_STRANGERS wait meanwhile. The
+ * listener is closed as soon as the pair is made, or on any failure, or after OUTPUT_CHANNEL_SETUP_MS. Emits the
+ * channel and completes; from then on it is the subscriber's to release. Unsubscribed before that, it closes all.
+ */
+export function outputChannel$(onListening?: (path: string) => void): Observable<OutputChannel> {
+  return new Observable<OutputChannel>((subscriber) => {
+    const path = `\0local-pty-output-${randomBytes(16).toString('hex')}`;
+    const token = randomBytes(TOKEN_BYTES);
+    const strangers = new Set<Socket>();
+    let channel: OutputChannel | undefined;
+    let handedOver = false;
+    const server: Server = createServer({ pauseOnConnect: true });
+    const stopListening = () => {
+      server.close(ignoreError);
+      for (const socket of strangers) socket.destroy();
+      strangers.clear();
+    };
+    const timer = setTimeout(
+      () => subscriber.error(new Error(`its output socket was not connected within ${OUTPUT_CHANNEL_SETUP_MS} ms`)),
+      OUTPUT_CHANNEL_SETUP_MS,
+    );
+    timer.unref();
+    server.on('error', (err: Error) =>
+      subscriber.error(new Error(`its output socket could not listen: ${err.message}`)),
+    );
+    server.on('connection', (socket: Socket) => {
+      socket.on('error', ignoreError);
+      // Full: the oldest goes. The host's own end shows its token in the first turn after it is accepted, so only a
+      // stranger that connects that many times within one turn could push it out (the spawn then fails; nothing
+      // leaks). Turning newcomers away instead would let a few silent strangers keep it out for good.
+      if (strangers.size >= MAX_OUTPUT_CHANNEL_STRANGERS) {
+        const oldest = strangers.values().next().value as Socket;
+        strangers.delete(oldest);
+        oldest.destroy();
+      }
+      strangers.add(socket);
+      socket.once('close', () => strangers.delete(socket));
+      readToken(socket, token, () => {
+        if (channel === undefined || subscriber.closed) return;
+        strangers.delete(socket);
+        channel.pairWith(socket);
+        stopListening();
+        handedOver = true;
+        subscriber.next(channel);
+        subscriber.complete();
+      });
+    });
+    server.listen(path, () => {
+      if (subscriber.closed) return;
+      // (Tests: a stranger connects here first.)
+      onListening?.(path);
+      channel = new OutputChannel(path, token);
+    });
+    return () => {
+      clearTimeout(timer);
+      stopListening();
+      if (!handedOver) channel?.release();
+    };
+  });
+}
+
+/**
+ * Calls `matched` once `socket` has sent exactly `token`; closes it once it sent that many bytes that are not. Compared
+ * only whole and in constant time: a stranger learns nothing from when it is closed.
+ */
+function readToken(socket: Socket, token: Buffer, matched: () => void): void {
+  let got = Buffer.alloc(0);
+  const onData = (data: Buffer) => {
+    got = Buffer.concat([got, data]);
+    if (got.length < token.length) return;
+    socket.off('data', onData);
+    socket.pause();
+    if (got.length === token.length && timingSafeEqual(got, token)) matched();
+    else socket.destroy();
+  };
+  socket.on('data', onData);
+  socket.resume();
+}
