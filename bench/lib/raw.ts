@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { fixedEnvironment } from '../../src/engine/environment.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../../src/limits.js';
+import { firstValueFrom } from 'rxjs';
+import { outputChannel$ } from '../../src/streams/output-channel.js';
 
 /**
  * The `-c` string for raw `script` running `bash -c SCRIPT` exactly as the plugin's PTY runs it: the same
@@ -47,6 +49,47 @@ export function rawScript(command: string, sink: RawSink): RawRun {
   const done = new Promise<{ bytes: number; code: number | null; firstDataAt: number | null }>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ bytes, code, firstDataAt }));
+  });
+  return { child, done };
+}
+
+/**
+ * `rawScript(command, 'count')` with script's stdout an output socket read into one reused buffer, as the plugin
+ * reads it in Node (src/streams/output-channel.ts): the floor for a host that reads that way.
+ */
+export async function rawScriptViaSocket(command: string): Promise<RawRun> {
+  const channel = await firstValueFrom(outputChannel$());
+  const stdout = channel.childEnd;
+  if (stdout === undefined) throw new Error('the output socket has no child end');
+  let child: ChildProcess;
+  try {
+    child = spawn('/usr/bin/script', ['-q', '-e', '-E', 'never', '-c', command, '/dev/null'], {
+      stdio: ['pipe', stdout, 'pipe'],
+      env: fixedEnvironment(),
+      detached: true,
+    });
+  } finally {
+    channel.closeChildEnd();
+  }
+  let bytes = 0;
+  let firstDataAt: number | null = null;
+  const ended = new Promise<void>((resolve) =>
+    channel.listen({
+      chunk: (chunk) => {
+        if (firstDataAt === null) firstDataAt = performance.now();
+        bytes += chunk.length;
+      },
+      end: resolve,
+    }),
+  );
+  child.stderr?.resume();
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  const done = Promise.all([closed, ended]).then(([code]) => {
+    channel.release();
+    return { bytes, code, firstDataAt };
   });
   return { child, done };
 }
