@@ -37,7 +37,7 @@ const ignoreError = (): void => undefined;
  *
  * The pair is made by a listener in Linux's abstract namespace under a random name, open only until its own
  * connection shows the token the host's end sent: any process may connect there, and one that does gets nothing
- * and is closed (see outputChannel$).
+ * and is closed (see outputChannel$, and docs/TRUST-MODEL.md).
  */
 export class OutputChannel {
   private readonly buffer = Buffer.allocUnsafeSlow(OUTPUT_READ_BYTES);
@@ -130,7 +130,15 @@ export class OutputChannel {
  * listener is closed as soon as the pair is made, or on any failure, or after OUTPUT_CHANNEL_SETUP_MS. Emits the
  * channel and completes; from then on it is the subscriber's to release. Unsubscribed before that, it closes all.
  */
-export function outputChannel$(onListening?: (path: string) => void): Observable<OutputChannel> {
+/** Where tests step in: a stranger connects once the listener listens; the host's end is tampered with. */
+export interface OutputChannelHooks {
+  /** Called once it listens, before the host's end connects. */
+  listening?(path: string): void;
+  /** Called with the host's end once it is connecting and its token is on its way. */
+  connecting?(reader: Socket): void;
+}
+
+export function outputChannel$(hooks: OutputChannelHooks = {}): Observable<OutputChannel> {
   return new Observable<OutputChannel>((subscriber) => {
     const path = `\0local-pty-output-${randomBytes(16).toString('hex')}`;
     const token = randomBytes(TOKEN_BYTES);
@@ -148,9 +156,8 @@ export function outputChannel$(onListening?: (path: string) => void): Observable
       OUTPUT_CHANNEL_SETUP_MS,
     );
     timer.unref();
-    server.on('error', (err: Error) =>
-      subscriber.error(new Error(`its output socket could not listen: ${err.message}`)),
-    );
+    // As it is: its code (EMFILE, say) says what to do about it (spawn-failed.ts).
+    server.on('error', (err: Error) => subscriber.error(err));
     server.on('connection', (socket: Socket) => {
       socket.on('error', ignoreError);
       // Full: the oldest goes. The host's own end shows its token in the first turn after it is accepted, so only a
@@ -175,9 +182,13 @@ export function outputChannel$(onListening?: (path: string) => void): Observable
     });
     server.listen(path, () => {
       if (subscriber.closed) return;
-      // (Tests: a stranger connects here first.)
-      onListening?.(path);
+      hooks.listening?.(path);
       channel = new OutputChannel(path, token);
+      // Refused, or pushed out by strangers before its token was read: no pair can be made any more.
+      channel.reader.once('close', () => {
+        if (!handedOver) subscriber.error(new Error('its output socket was closed before it was connected'));
+      });
+      hooks.connecting?.(channel.reader);
     });
     return () => {
       clearTimeout(timer);

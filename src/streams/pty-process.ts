@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import {
+  catchError,
   endWith,
   finalize,
   Observable,
@@ -11,6 +12,7 @@ import {
   Subscription,
   switchMap,
   takeUntil,
+  throwError,
 } from 'rxjs';
 import { match } from 'ts-pattern';
 import { LINGER_FULL_SCAN_MS, LINGER_POLL_MS, MAX_SCRIPT_STDERR_CHARS } from '../limits.js';
@@ -120,7 +122,10 @@ export function ptyProcess$(spec: PtySpec, deps: PtyProcessDeps): Observable<Pty
   // The output socket is connected before the start's turn comes: connecting takes a turn of the loop, and a start
   // waits for none once its turn has come. Released on every ending; a stream stopped while script runs leaves it
   // draining until script's end closes (see the teardown below).
-  return outputChannel$().pipe(switchMap((channel) => start$(channel).pipe(finalize(() => channel.release()))));
+  return outputChannel$().pipe(
+    catchError((err: unknown) => throwError(() => spawnFailed(err))),
+    switchMap((channel) => start$(channel).pipe(finalize(() => channel.release()))),
+  );
 }
 
 function scriptProcess$(

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { firstValueFrom } from 'rxjs';
-import { MAX_OUTPUT_CHANNEL_STRANGERS } from '../../src/limits.js';
+import { MAX_OUTPUT_CHANNEL_STRANGERS, OUTPUT_CHANNEL_SETUP_MS } from '../../src/limits.js';
 import { type OutputChannel, type OutputListener, outputChannel$ } from '../../src/streams/output-channel.js';
 import { openFdCount } from '../../src/testkit/processes.js';
 import { sleep, waitFor } from '../../src/testkit/waits.js';
@@ -72,7 +72,7 @@ describe('outputChannel$', () => {
   it('a stranger that connects first with a wrong token is closed, and the pair is made with its own end', async () => {
     const strangers: Promise<void>[] = [];
     const channel = await firstValueFrom(
-      outputChannel$((path) => strangers.push(stranger(path, Buffer.alloc(32, 7)), stranger(path))),
+      outputChannel$({ listening: (path) => strangers.push(stranger(path, Buffer.alloc(32, 7)), stranger(path)) }),
     );
     const heard = new Heard();
     channel.listen(heard);
@@ -89,15 +89,31 @@ describe('outputChannel$', () => {
   it(`more silent strangers than the ${MAX_OUTPUT_CHANNEL_STRANGERS} kept waiting: all are closed, and the pair is still made`, async () => {
     const strangers: Promise<void>[] = [];
     let listening = '';
-    const channel$ = outputChannel$((path) => {
-      listening = path;
-      for (let i = 0; i < MAX_OUTPUT_CHANNEL_STRANGERS + 3; i++) strangers.push(stranger(path));
+    const channel$ = outputChannel$({
+      listening: (path) => {
+        listening = path;
+        for (let i = 0; i < MAX_OUTPUT_CHANNEL_STRANGERS + 3; i++) strangers.push(stranger(path));
+      },
     });
     const channel = await firstValueFrom(channel$);
     expect(listening).toMatch(/^\0local-pty-output-[0-9a-f]{32}$/);
     await Promise.all(strangers);
     channel.listen(new Heard());
     channel.release();
+  });
+
+  it("fails at once, saying so, when the host's end is closed before the pair is made", async () => {
+    const started = Date.now();
+    const failed = firstValueFrom(outputChannel$({ connecting: (reader) => reader.destroy() }));
+    await expect(failed).rejects.toThrow('its output socket was closed before it was connected');
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it(`fails after ${OUTPUT_CHANNEL_SETUP_MS} ms, saying so, when no pair is made`, async () => {
+    // A connecting socket writes what it was given once it hears its own 'connect': deaf to it, the host's end never
+    // sends its token.
+    const failed = firstValueFrom(outputChannel$({ connecting: (reader) => reader.removeAllListeners('connect') }));
+    await expect(failed).rejects.toThrow(`its output socket was not connected within ${OUTPUT_CHANNEL_SETUP_MS} ms`);
   });
 
   it('unsubscribed before the pair is made, or released after, leaves no descriptor open', async () => {
