@@ -4,6 +4,7 @@ import { fixedEnvironment } from '../../src/engine/environment.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../../src/limits.js';
 import { firstValueFrom } from 'rxjs';
 import { outputChannel$ } from '../../src/streams/output-channel.js';
+import type { Socket } from 'node:net';
 
 /**
  * The `-c` string for raw `script` running `bash -c SCRIPT` exactly as the plugin's PTY runs it: the same
@@ -23,34 +24,56 @@ export type RawSink = 'devnull' | 'count';
 export interface RawRun {
   readonly child: ChildProcess;
   /** Resolves at `close` with the bytes counted (0 for /dev/null) and the exit code. */
-  readonly done: Promise<{ bytes: number; code: number | null; firstDataAt: number | null }>;
+  readonly done: Promise<RawResult>;
 }
 
-/**
- * `script -q -e -E never -c CMD /dev/null` spawned from Node. stdin is a pipe kept open (as in the plugin:
- * ending it makes script wait for the child). `devnull`: script's output goes straight to /dev/null (the
- * ceiling of the design); `count`: Node reads it and only counts bytes (the floor of any Node host).
- */
-export function rawScript(command: string, sink: RawSink): RawRun {
-  const out = sink === 'devnull' ? openSync('/dev/null', 'w') : 'pipe';
-  const child = spawn('/usr/bin/script', ['-q', '-e', '-E', 'never', '-c', command, '/dev/null'], {
-    stdio: ['pipe', out, 'pipe'],
+type RawResult = { bytes: number; code: number | null; firstDataAt: number | null };
+
+/** `script -q -e -E never -c CMD /dev/null` spawned from Node, stdout as given; stdin a pipe kept open. */
+function spawnScript(command: string, stdout: 'pipe' | number | Socket): ChildProcess {
+  return spawn('/usr/bin/script', ['-q', '-e', '-E', 'never', '-c', command, '/dev/null'], {
+    stdio: ['pipe', stdout, 'pipe'],
     env: fixedEnvironment(),
     detached: true,
   });
-  if (typeof out === 'number') closeSync(out);
-  let bytes = 0;
-  let firstDataAt: number | null = null;
-  child.stdout?.on('data', (chunk: Buffer) => {
-    if (firstDataAt === null) firstDataAt = performance.now();
-    bytes += chunk.length;
-  });
-  child.stderr?.resume();
-  const done = new Promise<{ bytes: number; code: number | null; firstDataAt: number | null }>((resolve, reject) => {
+}
+
+/** The bytes a reader counts, and when the first came. */
+class ByteCount {
+  bytes = 0;
+  firstDataAt: number | null = null;
+
+  readonly add = (chunk: Uint8Array): void => {
+    if (this.firstDataAt === null) this.firstDataAt = performance.now();
+    this.bytes += chunk.length;
+  };
+
+  result(code: number | null): RawResult {
+    return { bytes: this.bytes, code, firstDataAt: this.firstDataAt };
+  }
+}
+
+/** The child's exit code at its `close`. */
+function closed(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => resolve({ bytes, code, firstDataAt }));
+    child.once('close', resolve);
   });
-  return { child, done };
+}
+
+/**
+ * Raw `script` (spawnScript). stdin is a pipe kept open (as in the plugin: ending it makes script wait for the
+ * child). `devnull`: script's output goes straight to /dev/null (the ceiling of the design); `count`: Node reads it
+ * and only counts bytes (the floor of any Node host).
+ */
+export function rawScript(command: string, sink: RawSink): RawRun {
+  const out = sink === 'devnull' ? openSync('/dev/null', 'w') : 'pipe';
+  const child = spawnScript(command, out);
+  if (typeof out === 'number') closeSync(out);
+  const count = new ByteCount();
+  child.stdout?.on('data', count.add);
+  child.stderr?.resume();
+  return { child, done: closed(child).then((code) => count.result(code)) };
 }
 
 /**
@@ -63,33 +86,16 @@ export async function rawScriptViaSocket(command: string): Promise<RawRun> {
   if (stdout === undefined) throw new Error('the output socket has no child end');
   let child: ChildProcess;
   try {
-    child = spawn('/usr/bin/script', ['-q', '-e', '-E', 'never', '-c', command, '/dev/null'], {
-      stdio: ['pipe', stdout, 'pipe'],
-      env: fixedEnvironment(),
-      detached: true,
-    });
+    child = spawnScript(command, stdout);
   } finally {
     channel.closeChildEnd();
   }
-  let bytes = 0;
-  let firstDataAt: number | null = null;
-  const ended = new Promise<void>((resolve) =>
-    channel.listen({
-      chunk: (chunk) => {
-        if (firstDataAt === null) firstDataAt = performance.now();
-        bytes += chunk.length;
-      },
-      end: resolve,
-    }),
-  );
+  const count = new ByteCount();
+  const ended = new Promise<void>((resolve) => channel.listen({ chunk: count.add, end: resolve }));
   child.stderr?.resume();
-  const closed = new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
-  const done = Promise.all([closed, ended]).then(([code]) => {
+  const done = Promise.all([closed(child), ended]).then(([code]) => {
     channel.release();
-    return { bytes, code, firstDataAt };
+    return count.result(code);
   });
   return { child, done };
 }

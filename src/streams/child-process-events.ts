@@ -83,6 +83,8 @@ class ChildEventRelay implements OutputListener {
   private channelOpen: boolean;
   /** The child's close, held until the channel's end. */
   private heldClose: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** What the gate pauses and resumes: the channel, or else the child's stdout pipe. */
+  private readonly flow: { pause(): unknown; resume(): unknown } | null;
   private readonly onStdout = this.chunk.bind(this);
   private readonly onStderr = this.stderr.bind(this);
   private readonly onExit = this.exit.bind(this);
@@ -97,6 +99,7 @@ class ChildEventRelay implements OutputListener {
     private readonly channel: OutputChannel | null,
   ) {
     this.channelOpen = channel !== null;
+    this.flow = channel ?? child.stdout;
   }
 
   listen(): void {
@@ -126,8 +129,7 @@ class ChildEventRelay implements OutputListener {
     this.subscriber.next(stdoutOf(chunk));
     const { gate } = this;
     if (gate === null || gate.admit(chunk.length)) return;
-    if (this.channel === null) this.child.stdout?.pause();
-    else this.channel.pause();
+    this.flow?.pause();
     this.cancelResume = gate.defer(chunk.length, this.resume);
   }
 
@@ -138,8 +140,7 @@ class ChildEventRelay implements OutputListener {
   }
 
   private resumeStdout(): void {
-    if (this.channel === null) this.child.stdout?.resume();
-    else this.channel.resume();
+    this.flow?.resume();
   }
 
   private stderr(chunk: Buffer): void {
