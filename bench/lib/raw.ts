@@ -3,7 +3,9 @@ import { closeSync, openSync } from 'node:fs';
 import { fixedEnvironment } from '../../src/engine/environment.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../../src/limits.js';
 import { firstValueFrom } from 'rxjs';
-import { outputChannel$ } from '../../src/streams/output-channel.js';
+import { CHILD_SOCKETS_STAY_NONBLOCKING, outputChannel$ } from '../../src/streams/output-channel.js';
+import { unblockDescriptor } from '../../src/engine/perl-wrapper.js';
+import { PERL_PATH } from '../../src/engine/system-paths.js';
 import type { Socket } from 'node:net';
 
 /**
@@ -29,10 +31,14 @@ export interface RawRun {
 
 type RawResult = { bytes: number; code: number | null; firstDataAt: number | null };
 
-/** `script -q -e -E never -c CMD /dev/null` spawned from Node, stdout as given; stdin a pipe kept open. */
+/**
+ * `script -q -e -E never -c CMD /dev/null` spawned from Node, stdout as given; stdin a pipe kept open. A socket is
+ * passed again on fd 3 where the runtime leaves it non-blocking, for CMD to make it blocking (see stdoutTwinCommand).
+ */
 function spawnScript(command: string, stdout: 'pipe' | number | Socket): ChildProcess {
+  const twin = typeof stdout === 'object' && CHILD_SOCKETS_STAY_NONBLOCKING;
   return spawn('/usr/bin/script', ['-q', '-e', '-E', 'never', '-c', command, '/dev/null'], {
-    stdio: ['pipe', stdout, 'pipe'],
+    stdio: ['pipe', stdout, 'pipe', ...(twin ? [stdout] : [])],
     env: fixedEnvironment(),
     detached: true,
   });
@@ -77,6 +83,12 @@ export function rawScript(command: string, sink: RawSink): RawRun {
 }
 
 /**
+ * As the plugin's Perl wrapper does it (ChainOptions.stdoutTwin): clears O_NONBLOCK on script's stdout through its
+ * twin on fd 3, then closes fd 3; one perl process more, in the PTY, before the command.
+ */
+const unblockTwinFirst = `${PERL_PATH} -e ${shellQuote(unblockDescriptor(3).join(' '))}; exec 3>&-;`;
+
+/**
  * `rawScript(command, 'count')` with script's stdout an output socket read into one reused buffer, as the plugin
  * reads it in Node (src/streams/output-channel.ts): the floor for a host that reads that way.
  */
@@ -86,7 +98,7 @@ export async function rawScriptViaSocket(command: string): Promise<RawRun> {
   if (stdout === undefined) throw new Error('the output socket has no child end');
   let child: ChildProcess;
   try {
-    child = spawnScript(command, stdout);
+    child = spawnScript(CHILD_SOCKETS_STAY_NONBLOCKING ? `${unblockTwinFirst} ${command}` : command, stdout);
   } finally {
     channel.closeChildEnd();
   }

@@ -3,7 +3,8 @@ import { pick } from '../lib/config.js';
 import { minorFaults } from '../lib/page-faults.js';
 import { PluginHarness } from '../lib/plugin-harness.js';
 import { rawScript, rawScriptViaSocket, sameTerminalCommand } from '../lib/raw.js';
-import { OUTPUT_VIA_CHANNEL } from '../../src/streams/output-channel.js';
+import { outputViaChannel } from '../../src/streams/output-channel.js';
+import { defaultWrapper } from '../../src/engine/script-invocation.js';
 import { pairedRatio, type Row } from '../lib/report.js';
 import { LOG, LONG, SHORT, mib, type Shape } from '../lib/shapes.js';
 import { summarize } from '../lib/stats.js';
@@ -19,9 +20,11 @@ interface Sample {
   readonly faults: number;
 }
 
-/** `socket`: the bare reader through an output socket, as the plugin reads in Node (not in Bun, read by pipe there). */
+/** `socket`: the bare reader through an output socket, as the plugin reads (where it does: outputViaChannel). */
 type SideKey = 'plugin' | 'raw' | 'node' | 'socket';
-const SIDES: readonly SideKey[] = OUTPUT_VIA_CHANNEL ? ['plugin', 'raw', 'node', 'socket'] : ['plugin', 'raw', 'node'];
+const SIDES: readonly SideKey[] = outputViaChannel(defaultWrapper())
+  ? ['plugin', 'raw', 'node', 'socket']
+  : ['plugin', 'raw', 'node'];
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 

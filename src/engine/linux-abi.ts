@@ -17,3 +17,8 @@ export const TCSETS = 0x5402;
 export const TIOCSWINSZ = 0x5414;
 /** In c_oflag, the second of struct termios's four 32-bit tcflag_t. */
 export const ONLCR = 0o4;
+
+/** fcntl commands and the open flag the Perl wrapper clears on `script`'s stdout (perl-wrapper.ts). */
+export const F_GETFL = 3;
+export const F_SETFL = 4;
+export const O_NONBLOCK = 0o4000;

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { COMMAND_LOCALE } from './environment.js';
-import { GENERIC_ABI_ARCHES, ONLCR, TCGETS, TCSETS, TIOCSWINSZ } from './linux-abi.js';
+import { F_GETFL, F_SETFL, GENERIC_ABI_ARCHES, O_NONBLOCK, ONLCR, TCGETS, TCSETS, TIOCSWINSZ } from './linux-abi.js';
 import { PERL_PATH, WRAPPER_SHELL_PATH } from './system-paths.js';
 import { ARGV_ENV_COUNT, ARGV_ENV_PREFIX, ARGV_FD, type ArgvVia } from './wrapper-argv.js';
 
@@ -36,6 +36,9 @@ export function perlWrapperRuns(): boolean {
  * ends in `exec` or `exit` and compilation never finishes. Every `exit` in it is nonzero: after `exit 0` in a BEGIN
  * block, `-c` still prints "-e syntax OK" (measured, perl 5.36). Any shell in between would be one more start.
  *
+ * With `stdoutTwinFd`, first of all: `script`'s stdout, passed again on that descriptor, is made blocking (see
+ * ChainOptions.stdoutTwin in script-invocation.ts); the descriptor itself is closed with the others below.
+ *
  * Steps, as the bash wrapper's: the argv (NUL-terminated words on fd 3 until the host closes its end, or the
  * variables, deleted); the pid report on fd 3 with SIGPIPE ignored only around the write (the program gets the
  * disposition the wrapper started with); every descriptor above 2 closed (the belt, see bash-wrapper.ts); no word
@@ -43,8 +46,9 @@ export function perlWrapperRuns(): boolean {
  * `exec` the argv (PATH searched as by `execvp`), so the program leads the PTY's session. A failed exec says why on
  * the terminal and exits 127 (not found) or 126, as bash does.
  */
-export function perlWrapper(rows: number, cols: number, argvVia: ArgvVia): string {
+export function perlWrapper(rows: number, cols: number, argvVia: ArgvVia, stdoutTwinFd?: number): string {
   const program = [
+    ...(stdoutTwinFd === undefined ? [] : unblockDescriptor(stdoutTwinFd)),
     'my @argv;',
     ...(argvVia === 'channel' ? READ_ARGV_FROM_CHANNEL : READ_ARGV_FROM_ENVIRONMENT),
     'if (opendir(my $fds, "/proc/self/fd")) {',
@@ -75,6 +79,17 @@ export function perlWrapper(rows: number, cols: number, argvVia: ArgvVia): strin
   ];
   return `-eBEGIN { ${program.join(' ')} }`;
 }
+
+/**
+ * Clears O_NONBLOCK on `fd`'s open file description, which is `script`'s stdout's too: `script` then blocks on a full
+ * socket as on a full pipe. `>&=` wraps the descriptor without a dup; failing, it leaves things as they were.
+ */
+export const unblockDescriptor = (fd: number): string[] => [
+  `if (open(my $twin, ">&=", ${fd})) {`,
+  `  my $flags = fcntl($twin, ${F_GETFL}, 0);`,
+  `  fcntl($twin, ${F_SETFL}, $flags & ~${O_NONBLOCK}) if defined $flags;`,
+  '}',
+];
 
 const READ_ARGV_FROM_CHANNEL = [
   'my $pipe = $SIG{PIPE};',

@@ -14,6 +14,8 @@ export interface ScriptInvocation {
    * one at 131,072 bytes). Undefined with `'environment'`: the words are in `env` (ARGV_ENV_COUNT, ARGV_ENV_PREFIX).
    */
   readonly argv: Buffer | undefined;
+  /** With `stdoutTwin`: the descriptor the spawn passes `script`'s stdout on again (its last stdio index). */
+  readonly stdoutTwinFd: number | undefined;
 }
 
 /** The chain's own locale, the plain one: nothing in it decodes text (see scriptInvocation). */
@@ -38,16 +40,23 @@ export const defaultWrapper = (): WrapperKind => (perlWrapperRuns() ? 'perl' : '
  * The shell `script` runs (its SHELL, for this chain only) and the `-c` string it gives that shell. The wrapper
  * gives the program the fixed environment's SHELL back.
  */
-function wrapper(kind: WrapperKind, rows: number, cols: number, argvVia: ArgvVia): { shell: string; command: string } {
-  return kind === 'perl'
-    ? { shell: PERL_PATH, command: perlWrapper(rows, cols, argvVia) }
-    : { shell: BASH_PATH, command: bashWrapper(rows, cols, argvVia) };
+function wrapper(
+  kind: WrapperKind,
+  rows: number,
+  cols: number,
+  argvVia: ArgvVia,
+  stdoutTwinFd: number | undefined,
+): { shell: string; command: string } {
+  if (kind === 'perl') return { shell: PERL_PATH, command: perlWrapper(rows, cols, argvVia, stdoutTwinFd) };
+  // bash has no fcntl: a chain that needs one has no bash wrapper (outputViaChannel in output-channel.ts).
+  if (stdoutTwinFd !== undefined) throw new Error('only the Perl wrapper can make script’s stdout blocking');
+  return { shell: BASH_PATH, command: bashWrapper(rows, cols, argvVia) };
 }
 
 export interface ChainOptions {
   /**
-   * Start the chain with the bash step that closes descriptors above fd 3 (above 2 without the channel), so that
-   * not even setpriv and script hold them. Needed only when the host holds an inheritable descriptor
+   * Start the chain with the bash step that closes descriptors above fd 3 (above 2 without the channel; above the
+   * stdout twin with one), so that not even setpriv and script hold them. Needed only when the host holds an inheritable descriptor
    * (inheritable-fds.ts).
    */
   readonly closeInheritedFds: boolean;
@@ -61,6 +70,15 @@ export interface ChainOptions {
   readonly argvVia?: ArgvVia;
   /** Default: defaultWrapper(), Perl where it runs. */
   readonly wrapper?: WrapperKind;
+  /**
+   * `script`'s stdout is passed twice, the second time on the descriptor after the chain's others (stdoutTwinFd),
+   * for the Perl wrapper to clear O_NONBLOCK through it before the program starts. Bun hands a child the socket it is
+   * given as it is, non-blocking, and `script` answers EAGAIN by sleeping 250 ms (util-linux's write_all): an output
+   * socket would stall it whenever the host fell behind. O_NONBLOCK belongs to the open file description, which
+   * `script`'s fd 1 and this one share, and a socket cannot be opened again. Only the Perl wrapper can: bash has
+   * no fcntl.
+   */
+  readonly stdoutTwin?: boolean;
 }
 
 /**
@@ -76,7 +94,15 @@ export function scriptInvocation(
   options: ChainOptions,
 ): ScriptInvocation {
   const argvVia = options.argvVia ?? DEFAULT_ARGV_VIA;
-  const { shell, command: wrapperCommand } = wrapper(options.wrapper ?? defaultWrapper(), rows, cols, argvVia);
+  const lastStdioFd = argvVia === 'channel' ? ARGV_FD : 2;
+  const stdoutTwinFd = options.stdoutTwin === true ? lastStdioFd + 1 : undefined;
+  const { shell, command: wrapperCommand } = wrapper(
+    options.wrapper ?? defaultWrapper(),
+    rows,
+    cols,
+    argvVia,
+    stdoutTwinFd,
+  );
   const chain = [
     ...(options.dieWithHost === false ? [] : [SETPRIV_PATH, '--pdeathsig', 'KILL', '--']),
     SCRIPT_PATH,
@@ -96,7 +122,7 @@ export function scriptInvocation(
         '--norc',
         '--noprofile',
         '-c',
-        closeInheritedFds(argvVia === 'channel' ? ARGV_FD : 2),
+        closeInheritedFds(stdoutTwinFd ?? lastStdioFd),
         'local-pty',
         ...chain,
       ]
@@ -113,5 +139,6 @@ export function scriptInvocation(
       ...(argvVia === 'environment' ? argvEnvironment(command, args) : {}),
     },
     argv: argvVia === 'channel' ? argvPayload(command, args) : undefined,
+    stdoutTwinFd,
   };
 }

@@ -2,17 +2,25 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Observable } from 'rxjs';
 import { RUNS_IN_BUN } from '../engine/runtime.js';
+import type { WrapperKind } from '../engine/script-invocation.js';
 import { MAX_OUTPUT_CHANNEL_STRANGERS, OUTPUT_CHANNEL_SETUP_MS, OUTPUT_READ_BYTES } from '../limits.js';
 
 /** What the host's end sends first, so that the listener knows which connection is its own. */
 const TOKEN_BYTES = 32;
 
 /**
- * Whether `script`'s stdout is an OutputChannel (Node) or the runtime's own pipe (Bun). Bun leaves the descriptor it
- * hands a child non-blocking: `head` writing to such a socket failed with EAGAIN once it was full (docs/HOSTS.md),
- * where Node's libuv makes a child's stdio blocking before the exec.
+ * Whether the runtime hands a child the socket it is given as it is, non-blocking: Bun does, where Node's libuv makes
+ * a child's stdio blocking before the exec. `script` writing to a full non-blocking socket sleeps 250 ms on EAGAIN
+ * (util-linux's write_all), so there the chain must make it blocking itself (ChainOptions.stdoutTwin).
  */
-export const OUTPUT_VIA_CHANNEL = !RUNS_IN_BUN;
+export const CHILD_SOCKETS_STAY_NONBLOCKING = RUNS_IN_BUN;
+
+/**
+ * Whether `script`'s stdout is an OutputChannel or the runtime's own pipe: a channel wherever `script` will block on
+ * it, so in Bun only behind the Perl wrapper, which can make it blocking (bash has no fcntl; docs/HOSTS.md).
+ */
+export const outputViaChannel = (wrapper: WrapperKind): boolean =>
+  !CHILD_SOCKETS_STAY_NONBLOCKING || wrapper === 'perl';
 
 /** Who hears a channel's output. */
 export interface OutputListener {
@@ -33,7 +41,8 @@ const ignoreError = (): void => undefined;
  * host into one buffer of this channel's own, used again for every read (net.Socket's `onread`). A pipe read as a
  * stream costs the host a buffer and a stream event per read: the bare reader took 2.5–3.1 ms of host CPU per MiB
  * that way and 1.7–2.3 through `onread`, side by side on one quiet host (docs/perf-journal.md, thirty-second
- * session). The price is the contract of `OutputListener.chunk`.
+ * session). The price is the contract of `OutputListener.chunk`. Bun reads into a buffer of its own instead, still
+ * with no stream event: 2.6–3.7 ms against 4.2–5.6 for its pipe read as a stream (docs/HOSTS.md).
  *
  * The pair is made by a listener in Linux's abstract namespace under a random name, open only until its own
  * connection shows the token the host's end sent: any process may connect there, and one that does gets nothing
@@ -111,9 +120,12 @@ export class OutputChannel {
     if (!this.draining) this.reader.destroy();
   }
 
-  /** True: go on reading (false would pause the socket; the ingest gate pauses it itself). */
-  private read(bytes: number): boolean {
-    this.listener.chunk(this.buffer.subarray(0, bytes));
+  /**
+   * True: go on reading (false would pause the socket; the ingest gate pauses it itself). The bytes are in `into`,
+   * not always our buffer: Bun 1.3 reads into a buffer of its own and hands that over (ours stays untouched).
+   */
+  private read(bytes: number, into: Buffer): boolean {
+    this.listener.chunk(into.subarray(0, bytes));
     return true;
   }
 

@@ -21,7 +21,7 @@ import { readStat, terminalOf } from '../engine/procfs.js';
 import { scriptExitCode, unreapedLeaderStatus } from '../engine/script-missed-death.js';
 import type { Reaper } from '../engine/reaper.js';
 import { hostDescriptors } from '../engine/inheritable-fds.js';
-import { scriptInvocation, type WrapperKind } from '../engine/script-invocation.js';
+import { defaultWrapper, scriptInvocation, type WrapperKind } from '../engine/script-invocation.js';
 import { ARGV_FD, type ArgvVia } from '../engine/wrapper-argv.js';
 import { orphanGuard as sharedOrphanGuard, type OrphanGuard } from '../engine/orphan-guard.js';
 import { inferSignalFromExitCode } from '../engine/signal-names.js';
@@ -38,7 +38,12 @@ import { Utf8Chunks } from './utf8-chunks.js';
 import { exitEvent, flushedOutputEvent, membersEvent, type PtyEvent } from './pty-events.js';
 import { type ForkTurns, inForkTurn } from './fork-turns.js';
 import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
-import { OUTPUT_VIA_CHANNEL, type OutputChannel, outputChannel$ } from './output-channel.js';
+import {
+  CHILD_SOCKETS_STAY_NONBLOCKING,
+  type OutputChannel,
+  outputChannel$,
+  outputViaChannel,
+} from './output-channel.js';
 import { lingeringMembers$, procMemberProbe, type MemberProbe, trustedScanInSlices } from './session-members.js';
 import { sessionLeader$ } from './session-leader.js';
 import { signalQuietly } from './session-signals.js';
@@ -86,7 +91,7 @@ export interface PtyProcessDeps {
   readonly forkTurns?: ForkTurns | null;
   /**
    * Whether script's stdout is an output socket read into one reused buffer (output-channel.ts) rather than the
-   * runtime's pipe. Default OUTPUT_VIA_CHANNEL (Node: yes; Bun: no).
+   * runtime's pipe. Default outputViaChannel(wrapper) (Node: yes; Bun: behind the Perl wrapper).
    */
   readonly outputChannel?: boolean;
   /**
@@ -118,7 +123,7 @@ export function ptyProcess$(spec: PtySpec, deps: PtyProcessDeps): Observable<Pty
       ),
       deps.forkTurns,
     );
-  if (!(deps.outputChannel ?? OUTPUT_VIA_CHANNEL)) return start$(null);
+  if (!(deps.outputChannel ?? outputViaChannel(deps.wrapper ?? defaultWrapper()))) return start$(null);
   // The output socket is connected before the start's turn comes: connecting takes a turn of the loop, and a start
   // waits for none once its turn has come. Released on every ending; a stream stopped while script runs leaves it
   // draining until script's end closes (see the teardown below).
@@ -146,17 +151,24 @@ function scriptProcess$(
       dieWithHost: !guard.running,
       argvVia: deps.argvVia,
       wrapper: deps.wrapper,
+      stdoutTwin: channel !== null && CHILD_SOCKETS_STAY_NONBLOCKING,
     });
     let child: ChildProcess;
     try {
-      const stdout = channel === null ? 'pipe' : channel.childEnd;
+      const stdout = channel === null ? ('pipe' as const) : channel.childEnd;
       if (stdout === undefined) throw new Error('its output socket was closed before the start');
       child = spawn(invocation.file, invocation.args, {
         cwd: bound.cwdPath,
         env: invocation.env,
         detached: true,
-        // The argv channel is the fourth pipe (ARGV_FD), there only when the argv travels on it.
-        stdio: ['pipe', stdout, 'pipe', ...(invocation.argv === undefined ? [] : (['pipe'] as const))],
+        // The argv channel is the fourth pipe (ARGV_FD), there only when the argv travels on it; stdout's twin last.
+        stdio: [
+          'pipe',
+          stdout,
+          'pipe',
+          ...(invocation.argv === undefined ? [] : (['pipe'] as const)),
+          ...(invocation.stdoutTwinFd === undefined ? [] : [stdout]),
+        ],
       });
     } catch (err) {
       subscriber.error(spawnFailed(err));

@@ -27,6 +27,16 @@ describe('the engine in OpenCode’s own Bun', () => {
     });
   }, 150_000);
 
+  it('reads script’s stdout from an output socket that the wrapper made blocking, which the program does not hold', async () => {
+    // Bun hands the socket over non-blocking; script would sleep 250 ms whenever it found it full (script-invocation.ts).
+    expect(await inBun('bun-output-socket.ts', [], 30_000)).toEqual({
+      stdout: 'socket',
+      nonBlocking: false,
+      programFds: '0 1 2',
+      exitCode: 0,
+    });
+  }, 60_000);
+
   it('pausing a child’s stdout does not hold back its pipe in Bun, as the engine assumes there', async () => {
     // If a Bun release fixes this, the probe says so here, and the ingest gate can pause PTYs under Bun again.
     expect(await inBun('bun-pause-probe.ts', [], 30_000)).toEqual({ assumed: false, measured: false });

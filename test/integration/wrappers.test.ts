@@ -2,11 +2,14 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { firstValueFrom } from 'rxjs';
 import { fixedEnvironment } from '../../src/engine/environment.js';
+import { F_GETFL, F_SETFL, O_NONBLOCK } from '../../src/engine/linux-abi.js';
 import { perlWrapperRuns } from '../../src/engine/perl-wrapper.js';
 import { defaultWrapper, scriptInvocation, type WrapperKind } from '../../src/engine/script-invocation.js';
 import { BASH_PATH, PERL_PATH, SETPRIV_PATH } from '../../src/engine/system-paths.js';
 import type { ArgvVia } from '../../src/engine/wrapper-argv.js';
+import { outputChannel$ } from '../../src/streams/output-channel.js';
 import { PtyProbe, runToExit } from '../support/pty-probe.js';
 
 jest.setTimeout(60_000);
@@ -200,5 +203,58 @@ describe('a chain started with SIGPIPE ignored', () => {
         ignored: control,
       });
     }
+  });
+});
+
+describe('script’s stdout handed over non-blocking, as Bun hands over a socket', () => {
+  // libuv makes a child's stdio blocking before the exec: a first link of the test's own sets O_NONBLOCK again on
+  // fd 1, whose open file description the twin on fd 3 shares, so that the chain starts as it starts under Bun.
+  const NONBLOCKING_FIRST = `fcntl(STDOUT, ${F_SETFL}, fcntl(STDOUT, ${F_GETFL}, 0) | ${O_NONBLOCK}) or die "$!"; exec { $ARGV[0] } @ARGV`;
+
+  /** The flags of script's stdout as the program finds them, and the program's own descriptors. */
+  async function seenByTheProgram(stdoutTwin: boolean): Promise<{ nonBlocking: boolean; programFds: string }> {
+    const channel = await firstValueFrom(outputChannel$());
+    const inv = scriptInvocation('sh', ['-c', 'grep ^flags: /proc/$PPID/fdinfo/1; ls -1 /proc/$$/fd'], 40, 120, {
+      closeInheritedFds: false,
+      wrapper: 'perl',
+      argvVia: 'environment',
+      stdoutTwin,
+    });
+    const scriptEnd = channel.childEnd!;
+    const chain = spawn(PERL_PATH, ['-e', NONBLOCKING_FIRST, inv.file, ...inv.args], {
+      env: inv.env,
+      detached: true,
+      stdio: ['pipe', scriptEnd, 'ignore', ...(inv.stdoutTwinFd === undefined ? [] : [scriptEnd])],
+    });
+    channel.closeChildEnd();
+    let out = '';
+    await new Promise<void>((resolve) => channel.listen({ chunk: (bytes) => (out += bytes.toString()), end: resolve }));
+    chain.stdin!.destroy();
+    channel.release();
+    const [, flags, programFds] = /^flags:\s+([0-7]+)\n([\s\S]*)\n$/.exec(out) ?? [];
+    return {
+      nonBlocking: (Number.parseInt(flags ?? 'NaN', 8) & O_NONBLOCK) !== 0,
+      programFds: programFds?.split('\n').join(' ') ?? out,
+    };
+  }
+
+  it('is made blocking by the Perl wrapper through its twin on fd 3, which the program does not get', async () => {
+    expect(
+      scriptInvocation('true', [], 40, 120, { closeInheritedFds: false, argvVia: 'environment', stdoutTwin: true }),
+    ).toMatchObject({ stdoutTwinFd: 3 });
+    expect(await seenByTheProgram(true)).toEqual({ nonBlocking: false, programFds: '0 1 2' });
+  });
+
+  it('stays non-blocking without the twin (so the test above sees the wrapper’s work, not libuv’s)', async () => {
+    expect(await seenByTheProgram(false)).toEqual({ nonBlocking: true, programFds: '0 1 2' });
+  });
+
+  it('takes the twin after the argv channel when the argv travels on fd 3, and only from the Perl wrapper', () => {
+    expect(
+      scriptInvocation('true', [], 40, 120, { closeInheritedFds: true, argvVia: 'channel', stdoutTwin: true }),
+    ).toMatchObject({ stdoutTwinFd: 4, args: expect.arrayContaining([expect.stringContaining('(( n <= 4 ))')]) });
+    expect(() =>
+      scriptInvocation('true', [], 40, 120, { closeInheritedFds: false, wrapper: 'bash', stdoutTwin: true }),
+    ).toThrow(/only the Perl wrapper/);
   });
 });
