@@ -192,7 +192,7 @@ export function outputChannel$(hooks: OutputChannelHooks = {}): Observable<Outpu
         subscriber.complete();
       });
     });
-    server.listen(path, () => {
+    const connectHostEnd = () => {
       if (subscriber.closed) return;
       hooks.listening?.(path);
       channel = new OutputChannel(path, token);
@@ -201,7 +201,12 @@ export function outputChannel$(hooks: OutputChannelHooks = {}): Observable<Outpu
         if (!handedOver) subscriber.error(new Error('its output socket was closed before it was connected'));
       });
       hooks.connecting?.(channel.reader);
-    });
+    };
+    server.listen(path);
+    // Both runtimes bind and listen on a Unix socket before listen() returns and call back only later: Bun 1.3 about
+    // 1.2 ms later (the pairing took 1.36 ms at the median, 0.35 without the wait; Node: 0.09 ms of it).
+    if (server.listening) connectHostEnd();
+    else server.once('listening', connectHostEnd);
     return () => {
       clearTimeout(timer);
       stopListening();
