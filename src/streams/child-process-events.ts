@@ -81,6 +81,8 @@ class ChildEventRelay implements OutputListener {
   private cancelResume: (() => void) | undefined;
   /** A channel whose end has not come yet. */
   private channelOpen: boolean;
+  /** False once script has exited: the gate pauses its channel no more (see exit). */
+  private pausable = true;
   /** The child's close, held until the channel's end. */
   private heldClose: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** What the gate pauses and resumes: the channel, or else the child's stdout pipe. */
@@ -128,7 +130,7 @@ class ChildEventRelay implements OutputListener {
   chunk(chunk: Buffer): void {
     this.subscriber.next(stdoutOf(chunk));
     const { gate } = this;
-    if (gate === null || gate.admit(chunk.length)) return;
+    if (gate === null || !this.pausable || gate.admit(chunk.length)) return;
     this.flow?.pause();
     this.cancelResume = gate.defer(chunk.length, this.resume);
   }
@@ -149,6 +151,15 @@ class ChildEventRelay implements OutputListener {
 
   private exit(): void {
     this.subscriber.next(EXIT_EVENT);
+    const { channel } = this;
+    if (channel === null) return;
+    // What script wrote is all in its socket now: read it all, unpaused, then let its end come. Bun 1.3 closes a
+    // paused socket whose peer has closed without delivering what it holds (docs/HOSTS.md), so the host keeps a copy
+    // of script's end until here, and no pause may follow.
+    this.pausable = false;
+    this.cancelResume?.();
+    channel.resume();
+    channel.scriptExited();
   }
 
   private error(error: Error): void {

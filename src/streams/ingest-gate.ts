@@ -16,7 +16,7 @@ interface Waiting {
  * rest queued for the next turn. Without it, 16 flooding PTYs rendered 16 × 64 KiB in one turn: ~45 ms of
  * event-loop lag p99 (docs/perf-journal.md). The queue holds each live PTY at most once, so it is bounded by the
  * registry's limit on PTYs; a turn renders at most about twice the budget plus one chunk per flowing PTY. It works
- * only where a pause holds back the pipe, so Bun's PTYs have none (pipe-backpressure.ts).
+ * only where a pause holds back the output (gateFor).
  */
 export class IngestGate {
   /** Insertion order is resume order: a PTY not resumed this turn keeps its place at the front. */
@@ -77,8 +77,13 @@ export class IngestGate {
   }
 }
 
+/** One gate per host process: every PTY of every plugin instance shares the same event loop. */
+export const ingestGate = new IngestGate();
+
 /**
- * One gate per host process: every PTY of every plugin instance shares the same event loop. None where a pause does
- * not hold back the pipe (Bun): there PTYs always flow.
+ * The gate for a PTY whose output comes through an output socket (output-channel.ts) or else the runtime's pipe:
+ * none where a pause would not hold the output back. A paused socket is read no more in either runtime, so `script`
+ * blocks; a paused pipe is read on regardless in Bun (pipe-backpressure.ts), and there the PTY always flows.
  */
-export const ingestGate: IngestGate | null = PAUSE_HOLDS_BACK_PIPE ? new IngestGate() : null;
+export const gateFor = (viaChannel: boolean): IngestGate | null =>
+  viaChannel || PAUSE_HOLDS_BACK_PIPE ? ingestGate : null;

@@ -55,7 +55,7 @@ export class OutputChannel {
   private draining = false;
   /** The host's end. */
   readonly reader: Socket;
-  /** `script`'s end, once the listener has it; the host closes its copy as soon as the child holds its own. */
+  /** `script`'s end, once the listener has it; the host keeps its copy until `script` has exited (scriptExited). */
   private scriptEnd: Socket | undefined;
 
   constructor(path: string, token: Buffer) {
@@ -68,7 +68,7 @@ export class OutputChannel {
     this.reader.write(token);
   }
 
-  /** `script`'s end, for its stdout; undefined once handed over. */
+  /** `script`'s end, for its stdout; undefined once the host's copy is closed. */
   get childEnd(): Socket | undefined {
     return this.scriptEnd;
   }
@@ -78,7 +78,15 @@ export class OutputChannel {
     this.scriptEnd = socket;
   }
 
-  /** The child holds its own copy of `script`'s end (or never will): the host's is closed. */
+  /**
+   * `script` has exited: the host's copy of its end is closed in the next turn, after a resume has taken effect (a
+   * paused socket whose peer closes loses what it holds in Bun), and the reader's end follows once all is read.
+   */
+  scriptExited(): void {
+    setImmediate(() => this.closeChildEnd());
+  }
+
+  /** Nobody writes to `script`'s end any more, or nobody ever will: the host's copy is closed. */
   closeChildEnd(): void {
     this.scriptEnd?.destroy();
     this.scriptEnd = undefined;

@@ -37,7 +37,7 @@ import { describeMembers, type TerminationReport } from './session-report.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 import { exitEvent, flushedOutputEvent, membersEvent, type PtyEvent } from './pty-events.js';
 import { type ForkTurns, inForkTurn } from './fork-turns.js';
-import { ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
+import { gateFor, ingestGate as sharedIngestGate, type IngestGate } from './ingest-gate.js';
 import {
   CHILD_SOCKETS_STAY_NONBLOCKING,
   type OutputChannel,
@@ -79,7 +79,7 @@ export interface PtyProcessDeps {
   readonly reaper: Reaper;
   /** Opens the working directory; injectable so tests can count descriptor closes. */
   readonly bind?: (realPath: string) => BoundDirectory;
-  /** `null`: stdout never pauses. Default: the shared gate (itself `null` where a pause does not hold back the pipe). */
+  /** `null`: stdout never pauses. Default: the shared gate where a pause holds the output back (gateFor). */
   readonly ingestGate?: IngestGate | null;
   readonly orphanGuard?: OrphanGuard;
   readonly scheduler?: SchedulerLike;
@@ -140,7 +140,7 @@ function scriptProcess$(
   deps: PtyProcessDeps,
   channel: OutputChannel | null,
 ): Observable<PtyEvent> {
-  const gate = deps.ingestGate === undefined ? sharedIngestGate : deps.ingestGate;
+  const gate = deps.ingestGate === undefined ? gateFor(channel !== null) : deps.ingestGate;
   const guard = deps.orphanGuard ?? sharedOrphanGuard;
   const { scheduler } = deps;
   return new Observable<PtyEvent>((subscriber) => {
@@ -174,10 +174,9 @@ function scriptProcess$(
       subscriber.error(spawnFailed(err));
       return;
     } finally {
-      // The chdir happened in the forked child before exec; the descriptor has done its work. So has the host's copy
-      // of the output socket's end that script writes to.
+      // The chdir happened in the forked child before exec; the descriptor has done its work. The host's copy of
+      // script's end of the output socket stays until script exits (ChildEventRelay.exit), or a failed start ends.
       closeBound();
-      channel?.closeChildEnd();
     }
     // The wrapper reads the argv until EOF; a chain that died first makes this fail, which 'close' reports.
     const argvChannel = child.stdio[ARGV_FD] as Duplex | null | undefined;

@@ -50,8 +50,9 @@ describe('the engine in OpenCode’s own Bun', () => {
 
   it('a flood into a busy host costs the host no pile of output: 16 PTYs of 64 MiB, RSS peak growth under 160 MiB', async () => {
     // Bun keeps reading a paused pipe into memory JavaScript cannot see (pipe-backpressure.ts): with the ingest gate
-    // pausing PTYs there, this run peaked at +310 MiB; flowing freely, at +55. The bound leaves room for Bun's
-    // read-ahead (about 220 KiB per pipe) and its allocator, and fails well below what pausing costs.
+    // pausing PTYs on Bun's pipe, this run peaked at +310 MiB; flowing freely, at +55. On the output socket, which the
+    // gate pauses in Bun too, +17, and every byte arrives (Bun drops what a paused socket holds once its peer closes:
+    // the host holds script's end until the exit). The bound fails well below what pausing a pipe costs.
     const result = (await inBun('bun-flood-memory.ts', ['16', String(64 * 1_048_576)], 120_000)) as {
       complete: number;
       errors: string[];

@@ -29,6 +29,10 @@ class FakeChannel {
   resume(): void {
     this.paused = false;
   }
+  exited = false;
+  scriptExited(): void {
+    this.exited = true;
+  }
   get asChannel(): OutputChannel {
     return this as unknown as OutputChannel;
   }
@@ -143,6 +147,25 @@ describe('childProcessEvents$ with an output channel', () => {
     expect(channel.paused).toBe(false);
     subscription.unsubscribe();
     expect(channel.listener).toBeUndefined();
+  });
+
+  it('at script’s exit resumes a paused channel, cancels its pending resume, pauses it no more, and says so', () => {
+    // Bun drops what a paused socket holds once its peer closes: the rest must be read unpaused (docs/HOSTS.md).
+    const turns: Array<() => void> = [];
+    const gate = new IngestGate(1_000, (turn) => void turns.push(turn));
+    const { child } = fakeChild();
+    const channel = new FakeChannel();
+    const seen: string[] = [];
+    childProcessEvents$(child, gate, channel.asChannel).subscribe((e) => seen.push(described(e)));
+    channel.listener?.chunk(Buffer.alloc(1_500));
+    expect([channel.paused, gate.queued, channel.exited]).toEqual([true, 1, false]);
+    child.emit('exit', 0, null);
+    expect([channel.paused, gate.queued, channel.exited]).toEqual([false, 0, true]);
+    channel.listener?.chunk(Buffer.alloc(5_000));
+    expect([channel.paused, gate.queued]).toEqual([false, 0]);
+    for (const turn of turns.splice(0)) turn();
+    expect(channel.paused).toBe(false);
+    expect(seen.map((e) => `${e.split(' ')[0]} ${e.length}`)).toEqual(['stdout 1507', 'exit 4', 'stdout 5007']);
   });
 });
 
