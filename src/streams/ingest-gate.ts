@@ -10,7 +10,7 @@ interface Waiting {
 
 /**
  * Shares each turn of the host's event loop among the PTYs that have output. A chunk that fits what is left of this
- * turn's budget, with nobody queued, is simply taken: the PTY keeps flowing (one PTY alone never pauses, and pays
+ * turn's budget (or is its first), with nobody queued, is simply taken: the PTY keeps flowing (one PTY alone never pauses, and pays
  * no pause, no `setImmediate` and no resume per chunk). Past the budget, a PTY pauses and queues here; once per
  * turn the gate resumes queued PTYs, oldest first, until their expected chunks add up to the budget, and keeps the
  * rest queued for the next turn. Without it, 16 flooding PTYs rendered 16 × 64 KiB in one turn: ~45 ms of
@@ -34,11 +34,12 @@ export class IngestGate {
   }
 
   /**
-   * A chunk of `bytes` was just delivered: true if it fits this turn's budget and nobody waits (the stream keeps
-   * flowing); false if the caller must pause and `defer`.
+   * A chunk of `bytes` was just delivered: true if nobody waits and it is the turn's first or fits what is left of
+   * its budget (the stream keeps flowing); false if the caller must pause and `defer`. The first goes whatever its
+   * size, as a resumed one does (turn): Bun reads a socket up to 512 KiB at a time, and one PTY alone must not pause.
    */
   admit(bytes: number): boolean {
-    if (this.waiting.size > 0 || this.spent + bytes > this.budgetBytes) return false;
+    if (this.waiting.size > 0 || (this.spent > 0 && this.spent + bytes > this.budgetBytes)) return false;
     this.spent += bytes;
     // The budget is per turn: a turn of the gate gives it back.
     this.trigger.arm();

@@ -90,7 +90,9 @@ describe('childProcessEvents$', () => {
       const { child, stdout } = fakeChild();
       const subscription = childProcessEvents$(child, gate).subscribe();
       stdout.resume();
-      stdout.emit('data', Buffer.alloc(1_500));
+      stdout.emit('data', Buffer.alloc(600));
+      expect(stdout.isPaused()).toBe(false);
+      stdout.emit('data', Buffer.alloc(600));
       expect(stdout.isPaused()).toBe(true);
       if (unsubscribeFirst) subscription.unsubscribe();
       for (const turn of turns.splice(0)) turn();
@@ -141,7 +143,9 @@ describe('childProcessEvents$ with an output channel', () => {
     const { child } = fakeChild();
     const channel = new FakeChannel();
     const subscription = childProcessEvents$(child, gate, channel.asChannel).subscribe();
-    channel.listener?.chunk(Buffer.alloc(1_500));
+    channel.listener?.chunk(Buffer.alloc(600));
+    expect(channel.paused).toBe(false);
+    channel.listener?.chunk(Buffer.alloc(600));
     expect(channel.paused).toBe(true);
     for (const turn of turns.splice(0)) turn();
     expect(channel.paused).toBe(false);
@@ -157,7 +161,8 @@ describe('childProcessEvents$ with an output channel', () => {
     const channel = new FakeChannel();
     const seen: string[] = [];
     childProcessEvents$(child, gate, channel.asChannel).subscribe((e) => seen.push(described(e)));
-    channel.listener?.chunk(Buffer.alloc(1_500));
+    channel.listener?.chunk(Buffer.alloc(600));
+    channel.listener?.chunk(Buffer.alloc(900));
     expect([channel.paused, gate.queued, channel.exited]).toEqual([true, 1, false]);
     child.emit('exit', 0, null);
     expect([channel.paused, gate.queued, channel.exited]).toEqual([false, 0, true]);
@@ -165,7 +170,12 @@ describe('childProcessEvents$ with an output channel', () => {
     expect([channel.paused, gate.queued]).toEqual([false, 0]);
     for (const turn of turns.splice(0)) turn();
     expect(channel.paused).toBe(false);
-    expect(seen.map((e) => `${e.split(' ')[0]} ${e.length}`)).toEqual(['stdout 1507', 'exit 4', 'stdout 5007']);
+    expect(seen.map((e) => `${e.split(' ')[0]} ${e.length}`)).toEqual([
+      'stdout 607',
+      'stdout 907',
+      'exit 4',
+      'stdout 5007',
+    ]);
   });
 });
 

@@ -105,8 +105,17 @@ describe('IngestGate', () => {
     expect(gate.admit(100)).toBe(true);
   });
 
+  it('admits the first chunk of a turn whatever its size: one PTY alone never pauses', () => {
+    const { l, gate } = setup();
+    expect(gate.admit(500)).toBe(true);
+    expect(gate.admit(1)).toBe(false);
+    l.turn();
+    expect(gate.admit(500)).toBe(true);
+  });
+
   it('keeps a queued PTY ahead of one that would flow', () => {
     const { l, gate, resumed } = setup();
+    expect(gate.admit(60)).toBe(true);
     expect(gate.admit(150)).toBe(false);
     gate.defer(150, () => resumed.push('big'));
     expect(gate.admit(10)).toBe(false);
