@@ -56,8 +56,8 @@ function wrapper(
 export interface ChainOptions {
   /**
    * Start the chain with the bash step that closes descriptors above fd 3 (above 2 without the channel; above the
-   * stdout twin with one), so that not even setpriv and script hold them. Needed only when the host holds an inheritable descriptor
-   * (inheritable-fds.ts).
+   * stdout twin with one), so that not even setpriv and script hold them. Needed only when the host holds an
+   * inheritable descriptor (inheritable-fds.ts).
    */
   readonly closeInheritedFds: boolean;
   /**

@@ -212,7 +212,7 @@ export function outputChannel$(hooks: OutputChannelHooks = {}): Observable<Outpu
     };
     server.listen(path);
     // Both runtimes bind and listen on a Unix socket before listen() returns and call back only later: Bun 1.3 about
-    // 1.2 ms later (the pairing took 1.36 ms at the median, 0.35 without the wait; Node: 0.09 ms of it).
+    // 1.2 ms later (the pairing took 1.36 ms at the median, 0.32 without the wait; Node: 0.09 ms of it).
     if (server.listening) connectHostEnd();
     else server.once('listening', connectHostEnd);
     return () => {

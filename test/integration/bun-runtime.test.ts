@@ -27,8 +27,8 @@ describe('the engine in OpenCode’s own Bun', () => {
     });
   }, 150_000);
 
-  it('reads script’s stdout from an output socket that the wrapper made blocking, which the program does not hold', async () => {
-    // Bun hands the socket over non-blocking; script would sleep 250 ms whenever it found it full (script-invocation.ts).
+  it('reads script’s stdout from an output socket the wrapper made blocking, which the program does not hold', async () => {
+    // Bun hands the socket over non-blocking; script sleeps 250 ms whenever it finds one full (script-invocation.ts).
     expect(await inBun('bun-output-socket.ts', [], 30_000)).toEqual({
       stdout: 'socket',
       nonBlocking: false,

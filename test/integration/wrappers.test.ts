@@ -209,7 +209,10 @@ describe('a chain started with SIGPIPE ignored', () => {
 describe('script’s stdout handed over non-blocking, as Bun hands over a socket', () => {
   // libuv makes a child's stdio blocking before the exec: a first link of the test's own sets O_NONBLOCK again on
   // fd 1, whose open file description the twin on fd 3 shares, so that the chain starts as it starts under Bun.
-  const NONBLOCKING_FIRST = `fcntl(STDOUT, ${F_SETFL}, fcntl(STDOUT, ${F_GETFL}, 0) | ${O_NONBLOCK}) or die "$!"; exec { $ARGV[0] } @ARGV`;
+  const NONBLOCKING_FIRST = [
+    `fcntl(STDOUT, ${F_SETFL}, fcntl(STDOUT, ${F_GETFL}, 0) | ${O_NONBLOCK}) or die "$!";`,
+    'exec { $ARGV[0] } @ARGV;',
+  ].join(' ');
 
   /** The flags of script's stdout as the program finds them, and the program's own descriptors. */
   async function seenByTheProgram(stdoutTwin: boolean): Promise<{ nonBlocking: boolean; programFds: string }> {
