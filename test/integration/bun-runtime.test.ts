@@ -27,6 +27,15 @@ describe('the engine in OpenCode’s own Bun', () => {
     });
   }, 150_000);
 
+  it('16 PTYs at a time, 3 times over, on Bun’s pipe (the bash wrapper, which cannot make a socket blocking)', async () => {
+    expect(await inBun('bun-concurrent-ptys.ts', ['16', '3', '2000000', '', 'bash'], 120_000)).toEqual({
+      ended: 48,
+      complete: 48,
+      errors: [],
+      stuck: 0,
+    });
+  }, 150_000);
+
   it('reads script’s stdout from an output socket the wrapper made blocking, which the program does not hold', async () => {
     // Bun hands the socket over non-blocking; script sleeps 250 ms whenever it finds one full (script-invocation.ts).
     expect(await inBun('bun-output-socket.ts', [], 30_000)).toEqual({
