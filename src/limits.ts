@@ -85,11 +85,12 @@ export const PLAIN_RING_FIRST_BYTES = 65_536;
  */
 export const INGEST_BYTES_PER_TURN = 256 * 1_024;
 /**
- * The buffer each PTY's output socket is read into in Node, the same one for every read (src/streams/output-channel.ts);
- * a read takes at most this much, as a Node stream's does. Bun reads into buffers of its own, up to 512 KiB.
+ * The buffer each PTY's output socket is read into in Node, the same one for every read
+ * (src/streams/output-channel.ts); a read takes at most this much, as a Node stream's does. Bun reads into buffers of
+ * its own, up to 512 KiB.
  */
 export const OUTPUT_READ_BYTES = 65_536;
-/** How long setting up a PTY's output socket may take before the spawn fails (0.25–0.32 ms at the median, measured). */
+/** How long setting up a PTY's output socket may take before the spawn fails (0.25–0.32 ms at the median). */
 export const OUTPUT_CHANNEL_SETUP_MS = 2_000;
 /**
  * Connections to an output socket's listener that have not yet shown its token, kept while it waits for its own;
