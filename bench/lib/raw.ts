@@ -33,7 +33,7 @@ type RawResult = { bytes: number; code: number | null; firstDataAt: number | nul
 
 /**
  * `script -q -e -E never -c CMD /dev/null` spawned from Node, stdout as given; stdin a pipe kept open. A socket is
- * passed again on fd 3 where the runtime leaves it non-blocking, for CMD to make it blocking (see stdoutTwinCommand).
+ * passed again on fd 3 where the runtime leaves it non-blocking, for CMD to make it blocking (see unblockTwinFirst).
  */
 function spawnScript(command: string, stdout: 'pipe' | number | Socket): ChildProcess {
   const twin = typeof stdout === 'object' && CHILD_SOCKETS_STAY_NONBLOCKING;
@@ -89,8 +89,8 @@ export function rawScript(command: string, sink: RawSink): RawRun {
 const unblockTwinFirst = `${PERL_PATH} -e ${shellQuote(unblockDescriptor(3).join(' '))}; exec 3>&-;`;
 
 /**
- * `rawScript(command, 'count')` with script's stdout an output socket read into one reused buffer, as the plugin
- * reads it in Node (src/streams/output-channel.ts): the floor for a host that reads that way.
+ * `rawScript(command, 'count')` with script's stdout an output socket read by `onread`, as the plugin reads it
+ * (src/streams/output-channel.ts): the floor for a host that reads that way.
  */
 export async function rawScriptViaSocket(command: string): Promise<RawRun> {
   const channel = await firstValueFrom(outputChannel$());

@@ -70,8 +70,8 @@ const WARM_UP_FRACTION = 4;
  *              read every 100 ms (screenAndWaitInUse); done when the exit notification arrives.
  *  B `raw`:    the same command under raw `script` writing to /dev/null (the ceiling of the design).
  *  C `node`:   the same raw `script` read by Node through 'data' events, bytes only counted (issue 14's floor).
- *  D `socket`: the same with `script`'s stdout an output socket read into one reused buffer, as the plugin reads in
- *              Node (src/streams/output-channel.ts): the floor of a host that reads that way. Not in Bun.
+ *  D `socket`: the same with `script`'s stdout an output socket read by `onread`, as the plugin reads it
+ *              (src/streams/output-channel.ts): the floor of a host that reads that way. Only where the plugin does.
  */
 export async function ingest(cfg: BenchConfig): Promise<Row[]> {
   const reps = pick(cfg, 2, 5);

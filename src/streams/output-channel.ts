@@ -143,13 +143,6 @@ export class OutputChannel {
   }
 }
 
-/**
- * Makes an OutputChannel: listens under a random abstract name, connects the host's end, which sends a random token,
- * and takes the first connection that shows it as `script`'s end. Any other connection (a stranger's) is closed once
- * it shows something else, or when the pair is made; at most MAX_OUTPUT_CHANNEL_STRANGERS wait meanwhile. The
- * listener is closed as soon as the pair is made, or on any failure, or after OUTPUT_CHANNEL_SETUP_MS. Emits the
- * channel and completes; from then on it is the subscriber's to release. Unsubscribed before that, it closes all.
- */
 /** Where tests step in: a stranger connects once the listener listens; the host's end is tampered with. */
 export interface OutputChannelHooks {
   /** Called once it listens, before the host's end connects. */
@@ -158,6 +151,13 @@ export interface OutputChannelHooks {
   connecting?(reader: Socket): void;
 }
 
+/**
+ * Makes an OutputChannel: listens under a random abstract name, connects the host's end, which sends a random token,
+ * and takes the first connection that shows it as `script`'s end. Any other connection (a stranger's) is closed once
+ * it shows something else, or when the pair is made; at most MAX_OUTPUT_CHANNEL_STRANGERS wait meanwhile. The
+ * listener is closed as soon as the pair is made, or on any failure, or after OUTPUT_CHANNEL_SETUP_MS. Emits the
+ * channel and completes; from then on it is the subscriber's to release. Unsubscribed before that, it closes all.
+ */
 export function outputChannel$(hooks: OutputChannelHooks = {}): Observable<OutputChannel> {
   return new Observable<OutputChannel>((subscriber) => {
     const path = `\0local-pty-output-${randomBytes(16).toString('hex')}`;

@@ -26,6 +26,13 @@ export function openDescriptors(): Map<string, string> {
   return fds;
 }
 
+/** The open flags of `pid`'s descriptor `fd`, from its fdinfo (octal there); throws if it has none to read. */
+export function openFlagsOf(pid: number | 'self', fd: number): number {
+  const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))?.[1];
+  if (flags === undefined) throw new Error(`no flags in /proc/${pid}/fdinfo/${fd}`);
+  return Number.parseInt(flags, 8);
+}
+
 export function openFdCount(): number {
   return readdirSync('/proc/self/fd').length;
 }

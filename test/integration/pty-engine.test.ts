@@ -5,7 +5,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   realpathSync,
   renameSync,
@@ -25,7 +24,14 @@ import { KEPT_CHILD_SPECIMENS, TERMINATE_GRACE_MS } from '../../src/limits.js';
 import { childSpecimens, pipeHandleSpecimens } from '../../src/streams/child-specimens.js';
 import { streamShapes } from '../../src/streams/pty-process.js';
 import { PtyProbe, runToExit } from '../support/pty-probe.js';
-import { childrenOfSelf, commOf, isRunning, openFdCount, pidsWithMarker } from '../../src/testkit/processes.js';
+import {
+  childrenOfSelf,
+  commOf,
+  isRunning,
+  openFdCount,
+  openFlagsOf,
+  pidsWithMarker,
+} from '../../src/testkit/processes.js';
 import { sleep, waitFor } from '../../src/testkit/waits.js';
 
 jest.setTimeout(60_000);
@@ -178,8 +184,7 @@ describe('PTY engine with real script processes', () => {
       const probe = new PtyProbe({ command: 'sh', args: ['-c', 'read x'] }, undefined, { outputChannel });
       const { pid } = await probe.started();
       expect(readlinkSync(`/proc/${pid}/fd/1`)).toMatch(/^socket:/);
-      const flags = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/${pid}/fdinfo/1`, 'utf8'))?.[1];
-      expect({ outputChannel, nonBlocking: Number.parseInt(flags ?? 'NaN', 8) & constants.O_NONBLOCK }).toEqual({
+      expect({ outputChannel, nonBlocking: openFlagsOf(pid, 1) & constants.O_NONBLOCK }).toEqual({
         outputChannel,
         nonBlocking: 0,
       });
