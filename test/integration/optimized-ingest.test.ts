@@ -28,6 +28,8 @@ const OWNER = 'ses_flood';
 const FLOOD = `yes ${'x'.repeat(78)} | head -c 16000000`;
 const SCREEN_READ_EVERY_MS = 50;
 const SURVIVAL_ROUNDS = 3;
+/** Floods with the path marked for optimization until its entry runs optimized (see the test). */
+const PREMISE_ATTEMPTS = 3;
 
 async function call(host: V1HostFixture, tool: string, args: Record<string, unknown>): Promise<unknown> {
   const outcome = await host.callTool(tool, args, { sessionID: OWNER });
@@ -99,9 +101,16 @@ describe('the ingest path after PTYs have come and gone', () => {
     for (const [, f] of path) natives.prepare(f);
     await flood(host);
     gc();
-    for (const [, f] of path) natives.optimizeNext(f);
-    await flood(host);
     const optimizedNow = () => path.filter(([, f]) => optimized(f)).map(([name]) => name);
+    const entryOptimized = () =>
+      ['OutputChannel.read', 'OutputFirst.next'].every((name) => optimizedNow().includes(name));
+    // Under load a flood can take a branch the floods before it never took (more chunks in a turn, a gate pause): V8
+    // then drops the code once for lack of feedback ("Insufficient type feedback", seen in --trace-deopt), and the
+    // next flood, with that feedback, runs optimized. Feedback, not a class that died: so a bounded few more floods.
+    for (let attempt = 0; attempt < PREMISE_ATTEMPTS && (attempt === 0 || !entryOptimized()); attempt++) {
+      for (const [, f] of path) natives.optimizeNext(f);
+      await flood(host);
+    }
     // What V8 optimized on its own (the rest it inlined into these); the premise: the path is optimized from its entry.
     expect(optimizedNow()).toEqual(expect.arrayContaining(['OutputChannel.read', 'OutputFirst.next']));
     // Whether a class died with the last PTY depends on what else is alive when the collector runs: a few rounds.
