@@ -93,6 +93,12 @@ export const OUTPUT_READ_BYTES = 65_536;
 /** How long setting up a PTY's output socket may take before the spawn fails (0.25–0.32 ms at the median). */
 export const OUTPUT_CHANNEL_SETUP_MS = 2_000;
 /**
+ * After a start took the spare output socket, how long until the next spare is paired (spare-output-channel.ts):
+ * past the start's own first byte (5–14 ms from the call on this machine), so that the pairing's turns do not fall
+ * on its way.
+ */
+export const OUTPUT_CHANNEL_REFILL_MS = 25;
+/**
  * Connections to an output socket's listener that have not yet shown its token, kept while it waits for its own;
  * more are closed at once (anyone on the machine can connect to a socket in the abstract namespace).
  */

@@ -24,6 +24,8 @@ import { CLOSE_TIMEOUT_MS, DEFAULT_COLS, DEFAULT_ROWS, MAX_REMEMBERED_DELETED_OW
 import { abortable, InFlight } from '../registry/inflight.js';
 import { Registry, type RegistryLimits } from '../registry/registry.js';
 import { GrepPool } from '../search/grep-pool.js';
+import { outputChannel$ } from '../streams/output-channel.js';
+import { SpareOutputChannel } from '../streams/spare-output-channel.js';
 import type { KillInput, ReadInput, SpawnInput, WriteInput } from '../protocol/tool-inputs.js';
 import type { KillResult, ListResult, ReadResult, SpawnResult, WriteResult } from '../protocol/tool-results.js';
 import { BoundedSet } from './bounded-set.js';
@@ -71,6 +73,8 @@ export class LocalPty {
   private readonly notifications: Notifications;
   private readonly deletedOwners = new BoundedSet<string>(MAX_REMEMBERED_DELETED_OWNERS);
   private readonly subscriptions = new Subscription();
+  /** One output socket paired ahead of the next start; none until the first start, released at close. */
+  private readonly spareChannel = new SpareOutputChannel(() => outputChannel$());
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: LocalPtyOptions) {
@@ -148,6 +152,7 @@ export class LocalPty {
             close$: this.close$,
             ownerDeleted$: this.ownerDeleted$,
             onExit: (s) => this.notifications.exited(s),
+            outputChannels: () => this.spareChannel.take(),
             ...(this.options.spawn ? { spawn: this.options.spawn } : {}),
           },
         );
@@ -341,6 +346,7 @@ export class LocalPty {
     const { log } = this.options.host;
     this.close$.next();
     this.close$.complete();
+    this.spareChannel.close();
     const work$ = defer(() => this.inflight.abortEverything(new PtyError('closing', 'local-pty is closing.'))).pipe(
       ignoreElements(),
       concatWith(

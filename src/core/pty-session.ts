@@ -26,7 +26,7 @@ import { idleBufferIngest, intoBuffer } from '../operators/into-buffer.js';
 import { handlerSubscriberShapes, tapHandler, type EventHandler } from '../operators/tap-handler.js';
 import { Multicast } from '../streams/multicast.js';
 import { eventShapes, type PtyEvent } from '../streams/pty-events.js';
-import { ptyProcess$, type PtyHandle, type PtySpec } from '../streams/pty-process.js';
+import { ptyProcess$, type PtyHandle, type PtyProcessDeps, type PtySpec } from '../streams/pty-process.js';
 import { type MemberList, NO_MEMBERS, type TerminationReport } from '../streams/session-report.js';
 import type { PtyActivity } from '../operators/wait-for.js';
 import { resizeTerminal } from '../engine/resize-terminal.js';
@@ -62,6 +62,8 @@ export interface PtySessionDeps {
   readonly onExit: (session: PtySession) => void;
   readonly scheduler?: SchedulerLike;
   readonly spawn?: typeof ptyProcess$;
+  /** The output sockets starts take (PtyProcessDeps.outputChannels). */
+  readonly outputChannels?: PtyProcessDeps['outputChannels'];
 }
 
 /** One object for every chunk's activity event: it carries nothing but its kind. */
@@ -253,6 +255,7 @@ export class PtySession implements EventHandler<PtyEvent> {
     (deps.spawn ?? ptyProcess$)(this.spec, {
       reaper: deps.reaper,
       onTeardownSweep: (terminate) => this.followTeardownSweep(terminate),
+      ...(deps.outputChannels ? { outputChannels: deps.outputChannels } : {}),
     })
       .pipe(
         intoBuffer(this.buffer, outputOf),

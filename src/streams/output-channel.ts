@@ -73,6 +73,23 @@ export class OutputChannel {
     return this.scriptEnd;
   }
 
+  /** Both ends still open and nothing ended: a start can hand `script` its end. */
+  get usable(): boolean {
+    return this.scriptEnd !== undefined && !this.scriptEnd.destroyed && !this.ended && !this.reader.destroyed;
+  }
+
+  /** Held as a spare (spare-output-channel.ts): neither socket keeps the host's loop alive meanwhile. */
+  idle(): void {
+    this.reader.unref();
+    this.scriptEnd?.unref();
+  }
+
+  /** Taken for a start: both sockets count as the host's work again. */
+  inUse(): void {
+    this.reader.ref();
+    this.scriptEnd?.ref();
+  }
+
   /** The listener's side of the pair, once it showed the token. */
   pairWith(socket: Socket): void {
     this.scriptEnd = socket;

@@ -95,6 +95,11 @@ export interface PtyProcessDeps {
    */
   readonly outputChannel?: boolean;
   /**
+   * Where the output socket comes from: default, one paired for this start (outputChannel$); the core passes its
+   * spare's `take` (spare-output-channel.ts), so that a start finds its pair made.
+   */
+  readonly outputChannels?: () => Observable<OutputChannel>;
+  /**
    * Hears the sweep a teardown starts (the stream unsubscribed before it ended: a PTY stopped while starting, whose
    * owner has no handle yet): its `terminate`, already called once, so that the owner can report what the sweep
    * left and sweep again. The reaper tracks the sweep either way.
@@ -127,7 +132,7 @@ export function ptyProcess$(spec: PtySpec, deps: PtyProcessDeps): Observable<Pty
   // The output socket is connected before the start's turn comes: connecting takes a turn of the loop, and a start
   // waits for none once its turn has come. Released on every ending; a stream stopped while script runs leaves it
   // draining until script's end closes (see the teardown below).
-  return outputChannel$().pipe(
+  return (deps.outputChannels ?? outputChannel$)().pipe(
     catchError((err: unknown) => throwError(() => spawnFailed(err))),
     switchMap((channel) => start$(channel).pipe(finalize(() => channel.release()))),
   );

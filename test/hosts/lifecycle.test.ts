@@ -1,6 +1,8 @@
 import { orphanGuard } from '../../src/engine/orphan-guard.js';
 import { KillResult } from '../../src/protocol/tool-results.js';
-import { isRunning } from '../../src/testkit/processes.js';
+import { readlinkSync } from 'node:fs';
+import { OUTPUT_CHANNEL_REFILL_MS } from '../../src/limits.js';
+import { isRunning, openDescriptors } from '../../src/testkit/processes.js';
 import { sleep, waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
 import { liveChildren } from '../../src/testkit/processes.js';
@@ -99,6 +101,23 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
     // With no PTY left, the orphan guard's pipe is closed and it exits by itself.
     await waitFor(() => orphanGuard.pids.size === 0 || undefined, 'the orphan guard to exit');
     expect(fails(await s.call('pty_list', {})).code).toBe('closing');
+  });
+
+  it('a spawn starts on the output socket paired after the spawn before it, and close releases the one kept', async () => {
+    const heldBefore = openDescriptors();
+    const s = new Session(ctx.host, 'ses_spare');
+    const first = await s.spawn({ command: 'echo', args: ['first'], description: 'pairs its own socket' });
+    await s.untilOutput(first.id, 'first');
+    await sleep(OUTPUT_CHANNEL_REFILL_MS + 200);
+    const socketsHeld = new Set([...openDescriptors().values()].filter((target) => target.startsWith('socket:')));
+    const second = await s.spawn({ command: 'cat', description: 'takes the spare' });
+    // script writes to the socket this process already held before the spawn was asked for.
+    expect(socketsHeld).toContain(readlinkSync(`/proc/${second.pid}/fd/1`));
+    await sleep(OUTPUT_CHANNEL_REFILL_MS + 200);
+    await ctx.host.close();
+    // Only what was open before the test may be (the host's setup may close some of its own meanwhile).
+    const opened = () => [...openDescriptors()].filter(([fd, target]) => heldBefore.get(fd) !== target);
+    await waitFor(() => opened().length === 0 || undefined, 'every descriptor closed, the spare’s too', 5_000);
   });
 
   it('closing right after a prompt is answered settles the spawn and leaves nothing', async () => {

@@ -130,6 +130,23 @@ describe('outputChannel$', () => {
     await waitFor(() => openFdCount() === before || undefined, 'every descriptor closed', 5_000);
   });
 
+  it('kept as a spare: idle, neither end holds the loop open; in use, both do again; usable until an end closes', async () => {
+    const pipesHolding = () => process.getActiveResourcesInfo().filter((r) => r === 'PipeWrap').length;
+    const spare = await firstValueFrom(outputChannel$());
+    const holding = pipesHolding();
+    expect(spare.usable).toBe(true);
+    spare.idle();
+    expect(pipesHolding()).toBe(holding - 2);
+    spare.inUse();
+    expect(pipesHolding()).toBe(holding);
+    childEndOf(spare).destroy();
+    expect(spare.usable).toBe(false);
+    spare.release();
+    const other = await firstValueFrom(outputChannel$());
+    other.release();
+    expect(other.usable).toBe(false);
+  });
+
   it('draining: what script writes is read and dropped, nothing blocks it, and the host end closes with its end', async () => {
     const before = openFdCount();
     const channel = await firstValueFrom(outputChannel$());
