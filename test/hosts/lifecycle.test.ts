@@ -103,7 +103,7 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
     expect(fails(await s.call('pty_list', {})).code).toBe('closing');
   });
 
-  it('a spawn starts on the output socket paired after the spawn before it, and close releases the one kept', async () => {
+  it('a spawn starts on the output socket paired after the spawn before it; close releases the one kept', async () => {
     const heldBefore = openDescriptors();
     const s = new Session(ctx.host, 'ses_spare');
     const first = await s.spawn({ command: 'echo', args: ['first'], description: 'pairs its own socket' });

@@ -32,7 +32,7 @@ function pairings(list: readonly Observable<FakeChannel>[]) {
 const REFILL = OUTPUT_CHANNEL_REFILL_MS;
 
 describe('SpareOutputChannel: one output socket paired ahead of the next start', () => {
-  it('pairs nothing until a start asks; the spare paired after it is the next start’s, with no pairing of its own', () => {
+  it('pairs nothing until a start asks; the spare paired after it is the next start’s, which pairs none itself', () => {
     const scheduler = testScheduler();
     const [a, b, c] = [new FakeChannel(), new FakeChannel(), new FakeChannel()];
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
