@@ -78,7 +78,10 @@ export class OutputChannel {
     return this.scriptEnd !== undefined && !this.scriptEnd.destroyed && !this.ended && !this.reader.destroyed;
   }
 
-  /** Held as a spare (spare-output-channel.ts): neither socket keeps the host's loop alive meanwhile. */
+  /**
+   * Held as a spare (spare-output-channel.ts): neither socket keeps the host's loop alive meanwhile. In Node; Bun 1.3
+   * keeps its loop alive for the accepted one whatever is done to it (docs/HOSTS.md).
+   */
   idle(): void {
     this.reader.unref();
     this.scriptEnd?.unref();

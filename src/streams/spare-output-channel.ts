@@ -5,7 +5,7 @@ import { OUTPUT_CHANNEL_REFILL_MS } from '../limits.js';
 export interface Spareable {
   /** Both ends open and nothing has ended: a start can hand it to `script`. */
   readonly usable: boolean;
-  /** Kept idle: its sockets do not hold the host's event loop open. */
+  /** Kept idle: its sockets do not hold the host's event loop open (where the runtime lets them go). */
   idle(): void;
   /** Taken by a start: its sockets hold the loop open again, as any PTY's do. */
   inUse(): void;
