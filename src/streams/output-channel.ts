@@ -153,7 +153,10 @@ export class OutputChannel {
    * not always our buffer: Bun 1.3 reads into a buffer of its own and hands that over (ours stays untouched).
    */
   private read(bytes: number, into: Buffer): boolean {
-    this.listener.chunk(into.subarray(0, bytes));
+    // Bun's buffer is the read's own size: handed over as it is, with no view made of it. In JavaScriptCore the first
+    // view of a typed array gives it an ArrayBuffer of its own, and over a flood of 2-byte lines (5 KiB reads) the views
+    // alone brought 6 of the plugin's 20-odd eden collections per 30 MiB (docs/perf-journal.md, thirty-fourth session).
+    this.listener.chunk(bytes === into.length ? into : into.subarray(0, bytes));
     return true;
   }
 
