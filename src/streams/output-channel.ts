@@ -154,8 +154,9 @@ export class OutputChannel {
    */
   private read(bytes: number, into: Buffer): boolean {
     // Bun's buffer is the read's own size: handed over as it is, with no view made of it. In JavaScriptCore the first
-    // view of a typed array gives it an ArrayBuffer of its own, and over a flood of 2-byte lines (5 KiB reads) the views
-    // alone brought 6 of the plugin's 20-odd eden collections per 30 MiB (docs/perf-journal.md, thirty-fourth session).
+    // view of a typed array gives it an ArrayBuffer of its own, and over a flood of 2-byte lines (5 KiB reads) the
+    // views alone brought 6 of the plugin's 20-odd eden collections per 30 MiB (docs/perf-journal.md, thirty-fourth
+    // session).
     this.listener.chunk(bytes === into.length ? into : into.subarray(0, bytes));
     return true;
   }

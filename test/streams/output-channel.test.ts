@@ -130,7 +130,7 @@ describe('outputChannel$', () => {
     await waitFor(() => openFdCount() === before || undefined, 'every descriptor closed', 5_000);
   });
 
-  it('kept as a spare: idle, neither end holds the loop open; in use, both do again; usable until an end closes', async () => {
+  it('as a spare: idle, no end holds the loop open; in use, both do again; usable until an end closes', async () => {
     const pipesHolding = () => process.getActiveResourcesInfo().filter((r) => r === 'PipeWrap').length;
     const spare = await firstValueFrom(outputChannel$());
     const holding = pipesHolding();
