@@ -26,6 +26,19 @@ export function openDescriptors(): Map<string, string> {
   return fds;
 }
 
+/**
+ * The descriptors open now that `before` (an openDescriptors() reading) did not have open on the same file, as
+ * "fd target": what was opened since and is still open. One that was open then and is closed now is not counted.
+ */
+export function descriptorsOpenedSince(before: ReadonlyMap<string, string>): string[] {
+  return [...openDescriptors()].filter(([fd, target]) => before.get(fd) !== target).map(([fd, t]) => `${fd} ${t}`);
+}
+
+/** The sockets this process holds, as /proc names them (`socket:[inode]`). */
+export function socketsHeld(): Set<string> {
+  return new Set([...openDescriptors().values()].filter((target) => target.startsWith('socket:')));
+}
+
 /** The open flags of `pid`'s descriptor `fd`, from its fdinfo (octal there); throws if it has none to read. */
 export function openFlagsOf(pid: number | 'self', fd: number): number {
   const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))?.[1];

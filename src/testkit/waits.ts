@@ -8,6 +8,12 @@ export const DEFAULT_WAIT_MS = 20_000;
 /** Between two looks at what a harness waits for. */
 export const DEFAULT_POLL_MS = 25;
 
+/**
+ * How long a test gives the core's spare output socket to be paired once it is due (OUTPUT_CHANNEL_REFILL_MS after a
+ * start): a few ms, on a loaded machine far more.
+ */
+export const SPARE_PAIRED_MS = 500;
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

@@ -2,15 +2,12 @@ import { orphanGuard } from '../../src/engine/orphan-guard.js';
 import { KillResult } from '../../src/protocol/tool-results.js';
 import { readlinkSync } from 'node:fs';
 import { OUTPUT_CHANNEL_REFILL_MS } from '../../src/limits.js';
-import { isRunning, openDescriptors } from '../../src/testkit/processes.js';
-import { sleep, waitFor } from '../../src/testkit/waits.js';
+import { descriptorsOpenedSince, isRunning, openDescriptors, socketsHeld } from '../../src/testkit/processes.js';
+import { SPARE_PAIRED_MS, sleep, waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, fails, ok, useHost } from './fixtures/suite.js';
 import { liveChildren } from '../../src/testkit/processes.js';
 
 jest.setTimeout(90_000);
-
-/** Time for a spare output socket to be paired once it is due (a few ms, on a loaded machine far more). */
-const SPARE_PAIRED_MS = 500;
 
 describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
   const ctx = useHost(factory);
@@ -112,15 +109,18 @@ describe.each(HOSTS)('lifecycle through the %s host', (_name, factory) => {
     const first = await s.spawn({ command: 'echo', args: ['first'], description: 'pairs its own socket' });
     await s.untilOutput(first.id, 'first');
     await sleep(OUTPUT_CHANNEL_REFILL_MS + SPARE_PAIRED_MS);
-    const socketsHeld = new Set([...openDescriptors().values()].filter((target) => target.startsWith('socket:')));
+    const heldSockets = socketsHeld();
     const second = await s.spawn({ command: 'cat', description: 'takes the spare' });
     // script writes to the socket this process already held before the spawn was asked for.
-    expect(socketsHeld).toContain(readlinkSync(`/proc/${second.pid}/fd/1`));
+    expect(heldSockets).toContain(readlinkSync(`/proc/${second.pid}/fd/1`));
     await sleep(OUTPUT_CHANNEL_REFILL_MS + SPARE_PAIRED_MS);
     await ctx.host.close();
     // Only what was open before the test may be (the host's setup may close some of its own meanwhile).
-    const opened = () => [...openDescriptors()].filter(([fd, target]) => heldBefore.get(fd) !== target);
-    await waitFor(() => opened().length === 0 || undefined, 'every descriptor closed, the spare’s too', 5_000);
+    await waitFor(
+      () => descriptorsOpenedSince(heldBefore).length === 0 || undefined,
+      'every descriptor closed, the spare’s too',
+      5_000,
+    );
   });
 
   it('closing right after a prompt is answered settles the spawn and leaves nothing', async () => {

@@ -46,6 +46,11 @@ describe('the engine in OpenCode’s own Bun', () => {
     });
   }, 60_000);
 
+  it('a spawn starts on the spare output socket, and the plugin’s close releases the one kept', async () => {
+    // Bun keeps its loop alive for an accepted socket whatever is done to it (docs/HOSTS.md): only close lets it go.
+    expect(await inBun('bun-spare-socket.ts', [], 30_000)).toEqual({ tookSpare: true, leftOpen: [] });
+  }, 60_000);
+
   it('pausing a child’s stdout does not hold back its pipe in Bun, as the engine assumes there', async () => {
     // If a Bun release fixes this, the probe says so here, and the ingest gate can pause PTYs under Bun again.
     expect(await inBun('bun-pause-probe.ts', [], 30_000)).toEqual({ assumed: false, measured: false });
