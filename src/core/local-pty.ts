@@ -74,7 +74,7 @@ export class LocalPty {
   private readonly deletedOwners = new BoundedSet<string>(MAX_REMEMBERED_DELETED_OWNERS);
   private readonly subscriptions = new Subscription();
   /** One output socket paired ahead of the next start; none until the first start, released at close. */
-  private readonly spareChannel = new SpareOutputChannel(() => outputChannel$());
+  private readonly spareChannel = new SpareOutputChannel(outputChannel$);
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: LocalPtyOptions) {

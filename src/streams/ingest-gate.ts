@@ -11,10 +11,10 @@ interface Waiting {
 /**
  * Shares each turn of the host's event loop among the PTYs that have output. A chunk that fits what is left of this
  * turn's budget (or is its first), with nobody queued, is simply taken: the PTY keeps flowing (one PTY alone never
- * pauses, and pays no pause, no `setImmediate` and no resume per chunk). Past the budget, a PTY pauses and queues here; once per
- * turn the gate resumes queued PTYs, oldest first, until their expected chunks add up to the budget, and keeps the
- * rest queued for the next turn. Without it, 16 flooding PTYs rendered 16 × 64 KiB in one turn: ~45 ms of
- * event-loop lag p99 (docs/perf-journal.md). The queue holds each live PTY at most once, so it is bounded by the
+ * pauses, and pays no pause, no `setImmediate` and no resume per chunk). Past the budget, a PTY pauses and queues
+ * here; once per turn the gate resumes queued PTYs, oldest first, until their expected chunks add up to the budget,
+ * and keeps the rest queued for the next turn. Without it, 16 flooding PTYs rendered 16 × 64 KiB in one turn: ~45 ms
+ * of event-loop lag p99 (docs/perf-journal.md). The queue holds each live PTY at most once, so it is bounded by the
  * registry's limit on PTYs; a turn renders at most about twice the budget plus one chunk per flowing PTY. It works
  * only where a pause holds back the output (gateFor).
  */
