@@ -409,6 +409,18 @@ describe('LazyScreen', () => {
           let title = '';
           whole.onTitleChange((t) => (title = t));
           await new Promise<void>((resolve) => whole.write(pieces.join(''), resolve));
+          // xterm.js itself shows some inputs differently as one write and as the program's writes (autowrap off, a wide
+          // character at the right margin, then more text: "中" one way, " a" the other). What a terminal shows is not
+          // defined for those, whatever the screen does: only inputs the emulator agrees with itself on are judged.
+          const piecewise = createTerminal(size);
+          for (const p of pieces) await new Promise<void>((resolve) => piecewise.write(p, resolve));
+          const selfConsistent = JSON.stringify(screenRows(piecewise)) === JSON.stringify(screenRows(whole));
+          piecewise.dispose();
+          if (!selfConsistent) {
+            whole.dispose();
+            screen.dispose();
+          }
+          fc.pre(selfConsistent);
           if (!snap.incomplete) {
             const keys = await screen.keyModes();
             expect({ rows: snap.rows, visible: snap.cursor.visible, title: snap.title, ...keys }).toEqual({
