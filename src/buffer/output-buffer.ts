@@ -346,9 +346,18 @@ export class OutputBuffer {
    * is older), the non-empty unfinished line last. Costs O(lines returned).
    */
   linesFrom(lineNumber: number, limit: number): BufferLine[] {
+    return this.linesFromAs(lineNumber, limit, bufferLine);
+  }
+
+  /** `linesFrom`, each line shaped by `make` as it is read (see pageAs). */
+  linesFromAs<T>(
+    lineNumber: number,
+    limit: number,
+    make: (lineNumber: number, text: string, headDropped: number) => T,
+  ): T[] {
     if (!Number.isSafeInteger(lineNumber)) throw new RangeError(`lineNumber must be an integer, got ${lineNumber}`);
     integerAtLeast('limit', limit, 0);
-    return this.page(Math.max(lineNumber, this.firstLine) - this.firstLine, limit);
+    return this.pageAs(Math.max(lineNumber, this.firstLine) - this.firstLine, limit, make);
   }
 
   /**

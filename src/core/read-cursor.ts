@@ -1,7 +1,6 @@
-import type { BufferLine } from '../buffer/output-buffer.js';
 import { PtyError } from '../errors.js';
 import type { ResultLine } from '../protocol/tool-results.js';
-import { viewLines } from './read-view.js';
+import { viewLine } from './read-view.js';
 import type { CursorLines, CursorMarks } from './cursor-marks.js';
 import { CURSOR_PATTERN } from '../protocol/wait-schema.js';
 
@@ -37,17 +36,33 @@ export function cursorLine(cursor: string, output: { readonly completedLines: nu
   return line;
 }
 
-/** The lines of a result; the unfinished last line (a prompt, a progress bar) says so. */
-export function resultLines(lines: readonly BufferLine[], completedLines: number): ResultLine[] {
-  return viewLines(lines).map((line) => (line.line > completedLines ? { ...line, unfinished: true as const } : line));
+/** The part of OutputBuffer a result's lines are read from. */
+export interface ResultLineSource {
+  readonly completedLines: number;
+  linesFromAs<T>(
+    lineNumber: number,
+    limit: number,
+    make: (lineNumber: number, text: string, headDropped: number) => T,
+  ): T[];
+}
+
+/**
+ * Up to `limit` lines from `lineNumber` on (see OutputBuffer.linesFrom) as a result shows them, the unfinished last
+ * line (a prompt, a progress bar) saying so. Each is made once, as it is read: a wait that ends a long print hands
+ * back 500 lines, and these calls answer once in a while, so their code runs cold (docs/perf-journal.md).
+ */
+export function resultLinesFrom(buffer: ResultLineSource, lineNumber: number, limit: number): ResultLine[] {
+  const { completedLines } = buffer;
+  return buffer.linesFromAs(lineNumber, limit, (n, text, headDropped): ResultLine => {
+    const line = viewLine(n, text, headDropped);
+    return n > completedLines ? { ...line, unfinished: true } : line;
+  });
 }
 
 /** The part of OutputBuffer a cursor read needs. */
-export interface CursorSource extends CursorLines {
-  readonly completedLines: number;
+export interface CursorSource extends CursorLines, ResultLineSource {
   readonly firstLine: number;
   readonly totalLines: number;
-  linesFrom(lineNumber: number, limit: number): BufferLine[];
 }
 
 /**
@@ -62,13 +77,13 @@ export function linesAfter(buffer: CursorSource, from: number, limit: number, cu
     );
   }
   const missedLines = Math.max(0, buffer.firstLine - from);
-  const lines = buffer.linesFrom(from, limit);
-  const last = lines.at(-1)?.lineNumber ?? from - 1;
+  const lines = resultLinesFrom(buffer, from, limit);
+  const last = lines.at(-1)?.line ?? from - 1;
   const hasMore = last < buffer.totalLines;
   // Continue after the last finished line handed out; the unfinished one comes again.
   const next = Math.min(last, buffer.completedLines);
   return {
-    lines: resultLines(lines, buffer.completedLines),
+    lines,
     hasMore,
     cursor: cursors.handOut(buffer, Math.max(next, from - 1) + 1),
     ...(missedLines > 0

@@ -30,7 +30,7 @@ import type { CursorMark } from './cursor-marks.js';
 import { ALTERNATE_NOTE, screenIfFullScreen } from './screen-read.js';
 import { screenMatches } from './screen-wait.js';
 import type { PtySession } from './pty-session.js';
-import { resultLines } from './read-cursor.js';
+import { resultLinesFrom } from './read-cursor.js';
 import { viewMatch } from './read-view.js';
 
 /** What a wait's pattern matched: a line of the output, or a row of a full-screen program's screen. */
@@ -222,7 +222,7 @@ function waitResult(
   const { buffer } = session;
   const arrived = buffer.totalLines - mark.line + 1;
   const from = Math.max(mark.line, buffer.totalLines - maxLines + 1, buffer.firstLine);
-  const lines = buffer.linesFrom(from, maxLines);
+  const lines = resultLinesFrom(buffer, from, maxLines);
   const droppedLines = Math.max(0, buffer.firstLine - mark.line);
   const omittedLines = Math.max(0, arrived - lines.length - droppedLines);
   return {
@@ -231,7 +231,7 @@ function waitResult(
     ...(outcome.reason === 'match' ? reportedMatch(outcome.match, buffer) : {}),
     status: session.status,
     exitCode: session.exitCode,
-    lines: resultLines(lines, buffer.completedLines),
+    lines,
     ...(omittedLines > 0
       ? { omittedLines, outputCursor: session.cursors.handOut(buffer, Math.max(mark.line, buffer.firstLine)) }
       : {}),
