@@ -10,7 +10,14 @@ const SAMPLE = ['a1', 'd', 'ad', '12', '', 'x.y', 'a b', '\\d', 'da1', ']', 'a-'
 /** The sample lines grep -E matches with `pattern`, or undefined when grep refuses the pattern itself. */
 function grepMatches(pattern: string): string[] | undefined {
   const run = spawnSync(GREP, ['-a', '-E', '--', pattern], { input: `${SAMPLE.join('\n')}\n`, encoding: 'utf8' });
+  // grep refuses a bad pattern before it reads, so feeding it the sample may meet a closed pipe (EPIPE): its status
+  // says what happened. Without one, grep did not run to its end, which read as "no line matched" looked like a
+  // misreading.
+  if (run.status === null || typeof run.stdout !== 'string') {
+    throw new Error(`grep -E ${JSON.stringify(pattern)} did not run: ${run.error?.message ?? `signal ${run.signal}`}`);
+  }
   if (run.status === 2) return undefined;
+  if (run.error !== undefined) throw new Error(`grep -E ${JSON.stringify(pattern)}: ${run.error.message}`);
   return run.stdout === '' ? [] : run.stdout.slice(0, -1).split('\n');
 }
 
