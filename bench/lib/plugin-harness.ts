@@ -61,13 +61,27 @@ export class PluginHarness {
     args: Record<string, unknown>,
     sessionID: string,
   ): Promise<{ value: T; ms: number; calledAt: bigint; returnedAt: bigint }> {
+    const { text, ...timing } = await this.timedText(tool, args, sessionID);
+    return { value: JSON.parse(text) as T, ...timing };
+  }
+
+  /**
+   * The same, the envelope left as the string it is: for a suite that must not add garbage of its own to the
+   * plugin's (a parsed 500-line page is as much again as the read made, and in Bun a read's p99 is decided by
+   * how often a collection falls in one: docs/perf-journal.md, thirty-fourth session).
+   */
+  async timedText(
+    tool: string,
+    args: Record<string, unknown>,
+    sessionID: string,
+  ): Promise<{ text: string; ms: number; calledAt: bigint; returnedAt: bigint }> {
     const definition = this.host.hooks.tool[tool];
     if (definition === undefined) throw new Error(`no tool ${tool}`);
     const context = this.host.toolContext({ sessionID });
     const calledAt = monotonicNs();
     const text = await definition.execute(args, context);
     const returnedAt = monotonicNs();
-    return { value: JSON.parse(text) as T, ms: Number(returnedAt - calledAt) / 1e6, calledAt, returnedAt };
+    return { text, ms: Number(returnedAt - calledAt) / 1e6, calledAt, returnedAt };
   }
 
   /** `bash -c script` in a PTY, with an exit notification. */
