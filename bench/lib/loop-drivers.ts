@@ -6,7 +6,7 @@ import { sleep } from '../../src/testkit/waits.js';
 import { monotonicNs } from './monotonic.js';
 import type { PluginHarness } from './plugin-harness.js';
 import { sameTerminalCommand } from './raw.js';
-import { childrenOf, runqueueWaitNs } from './runqueue.js';
+import { childrenOf, helperThreadsRunNs, runqueueWaitNs } from './runqueue.js';
 import { answerIn, type Interaction, PROMPT_PATTERN, PYTHON_REPL, SETUP, SETUP_DONE } from './repl-interactions.js';
 import { TmuxAgent } from './tmux-agent.js';
 
@@ -31,6 +31,11 @@ export interface Outcome {
    * ms; null where not measured (tmux: its server and clients are other processes).
    */
   readonly cpuWaitMs: number | null;
+  /**
+   * CPU this host's other threads (collector, compiler) used during the interaction, ms (helperThreadsRunNs); null
+   * where the driver is other processes (tmux).
+   */
+  readonly helperCpuMs: number | null;
 }
 
 export interface LoopDriver {
@@ -89,7 +94,9 @@ export class PluginDriver implements LoopDriver {
 
   async run(it: Interaction): Promise<Outcome | string> {
     const waitBefore = runqueueWaitNs(this.pids);
+    const helpersBefore = helperThreadsRunNs();
     const { value, calledAt, returnedAt } = await this.write(it.statement, it.waitPattern);
+    const helperCpuMs = (helperThreadsRunNs() - helpersBefore) / 1e6;
     let calls = 1;
     let printed = answerIn(
       value.lines.map((l) => l.text),
@@ -121,6 +128,7 @@ export class PluginDriver implements LoopDriver {
       turns: calls,
       processes: 0,
       cpuWaitMs: (runqueueWaitNs(this.pids) - waitBefore) / 1e6,
+      helperCpuMs,
     };
   }
 
@@ -187,6 +195,7 @@ export class TmuxDriver implements LoopDriver {
           turns: this.harnessPolls ? 1 : captures,
           processes: calls,
           cpuWaitMs: null,
+          helperCpuMs: null,
         };
       }
       if (ms(sentAt, seenAt) > ANSWER_TIMEOUT_MS) return `no answer after ${captures} captures`;
@@ -260,6 +269,7 @@ export class RawScriptDriver implements LoopDriver {
     // script's only child is the program (the shell before it exec'd into it).
     const pids = this.child.pid === undefined ? [] : [this.child.pid, ...childrenOf(this.child.pid)];
     const waitBefore = runqueueWaitNs(pids);
+    const helpersBefore = helperThreadsRunNs();
     let sentAt = 0n;
     let answeredAt = 0n;
     try {
@@ -282,6 +292,7 @@ export class RawScriptDriver implements LoopDriver {
         turns: 1,
         processes: 0,
         cpuWaitMs: (runqueueWaitNs(pids) - waitBefore) / 1e6,
+        helperCpuMs: (helperThreadsRunNs() - helpersBefore) / 1e6,
       };
     } catch (err) {
       return (err as Error).message;

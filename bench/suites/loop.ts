@@ -21,6 +21,8 @@ const POLL_MS = 100;
  */
 const CALM_CPU_WAIT_MS = 0.5;
 const SLEEP_MS = 1000;
+/** The host's other threads count as idle during an interaction when they ran at most this long in all. */
+const HELPERS_IDLE_MS = 0.1;
 
 type SideName = 'plugin' | 'raw' | 'poll' | 'sleep';
 const SIDES: readonly SideName[] = ['plugin', 'raw', 'poll', 'sleep'];
@@ -112,7 +114,7 @@ function rows(
   note: string,
 ): Row[] {
   const get = (side: SideName, kind: Kind) => samples.get(`${side}/${kind}`) ?? [];
-  const of = (side: SideName, kind: Kind, field: Exclude<keyof Outcome, 'cpuWaitMs'>): Summary =>
+  const of = (side: SideName, kind: Kind, field: Exclude<keyof Outcome, 'cpuWaitMs' | 'helperCpuMs'>): Summary =>
     summarize(get(side, kind).map((o) => o[field]));
   const out: Row[] = [];
   for (const kind of KINDS) {
@@ -179,6 +181,7 @@ function rows(
       },
       // The long print keeps three processes busy on the machine's two cores by design: no interaction of it is calm.
       ...(kind === 'flood' ? [] : [calmRow(title, get('plugin', kind), get('raw', kind))]),
+      helpersRow(title, get('plugin', kind)),
       {
         suite: 'loop',
         name: `${title}: answer − program's own output time, raw script → Node (the floor)`,
@@ -218,6 +221,27 @@ function rows(
     );
   }
   return out;
+}
+
+/**
+ * local-pty's lateness p99 apart for the interactions during which the host's other threads (its collector's and
+ * compiler's, see helperThreadsRunNs) ran and those during which they did not: on two cores, what they take is a CPU
+ * the answer's chain waits for (docs/perf-journal.md, thirty-fifth session).
+ */
+function helpersRow(title: string, plugin: readonly Outcome[]): Row {
+  const ran = (o: Outcome) => o.helperCpuMs !== null && o.helperCpuMs > HELPERS_IDLE_MS;
+  const busy = plugin.filter(ran).map((o) => o.lateMs);
+  const idle = plugin.filter((o) => !ran(o)).map((o) => o.lateMs);
+  return {
+    suite: 'loop',
+    name: `${title}: answer − program's own output time, local-pty, by whether the host's other threads (GC, compiler) ran during it (> ${HELPERS_IDLE_MS} ms)`,
+    unit: 'ms',
+    a: { label: `they did not (${idle.length}/${plugin.length})`, summary: summarize(idle), stat: 'p99' },
+    b: { label: `they ran (${busy.length}/${plugin.length})`, summary: summarize(busy), stat: 'p99' },
+    target: '—',
+    met: null,
+    extra: { helperCpuMs: summarize(plugin.map((o) => o.helperCpuMs ?? 0)) },
+  };
 }
 
 /** Lateness p99 over the calm interactions only (see CALM_CPU_WAIT_MS), local-pty against the raw floor. */
