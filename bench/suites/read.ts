@@ -14,7 +14,10 @@ const P99_LIMIT_MS = 1;
 /** "Independent of offset and size": a case's median within this factor of the full buffer's first page. */
 const SAME_FACTOR = 1.25;
 
-/** How the harness takes each envelope back (see ReadPass). */
+/**
+ * How the harness takes each envelope back: `own` checks its page size in the string (one in PARSED_EVERY parsed
+ * whole), `parsed` parses every one (see read).
+ */
 type ReadPass = 'own' | 'parsed';
 /**
  * In the `own` pass, one envelope in this many is parsed and checked whole; the others are checked for their page
