@@ -94,8 +94,10 @@ export class InheritableDescriptors {
       const text = this.head.toString('latin1', 0, readSync(fd, this.head, 0, FDINFO_HEAD_BYTES, null));
       const match = /^flags:\s*([0-7]+)$/m.exec(text);
       return match === null ? undefined : Number.parseInt(match[1]!, 8);
-    } catch {
-      return undefined;
+    } catch (err) {
+      // The kernel looks the descriptor up when the file is read, not when it is opened: one closed in between
+      // fails the read with ENOENT. Taken for "held" before, it failed CI once (a shell's glob closing its listing).
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : undefined;
     } finally {
       closeSync(fd);
     }
