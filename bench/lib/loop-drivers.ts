@@ -207,8 +207,12 @@ export class TmuxDriver implements LoopDriver {
   }
 }
 
-/** The raw driver keeps this much of the newest output to look for an answer in (the answer is at its end). */
-const RAW_TAIL_CHARS = 8192;
+/**
+ * The raw driver keeps this much of the newest output to look for an answer in: the answer and the prompt after it
+ * (under 60 characters) are at its end. Small, so that its work per `data` event stays a floor: at 8192 (through the
+ * thirty-fifth session) it split and matched ~800 lines per chunk of the long print, 1,300–2,100 chunks of it.
+ */
+const RAW_TAIL_CHARS = 512;
 
 /**
  * The floor for any Node host: the same REPL under raw `script` (the plugin's terminal setup: 40×120, -onlcr,
