@@ -155,14 +155,14 @@ export class LineStore implements LineSink {
 
   /**
    * Whether `text`, a run that starts at `start` (the end of the store), was joined to the last piece: when both are
-   * spans, the run's bytes follow the piece's in the ring and the two stay within PLAIN_PIECE_MAX_BYTES. A flood
-   * then costs a piece per that many bytes, not one per chunk.
+   * spans, the run's bytes follow the piece's in the ring (ByteRing.continues) and the two stay within
+   * PLAIN_PIECE_MAX_BYTES. A flood then costs a piece per that many bytes, not one per chunk.
    */
   private extendedLastPiece(text: KeptText, start: number): boolean {
     if (typeof text === 'string' || this.pieces.length <= this.pieceHead) return false;
     const last = this.pieces[this.pieces.length - 1] as Piece;
     const kept = last.text;
-    if (typeof kept === 'string' || last.start + kept.length !== start || kept.at + kept.length !== text.at)
+    if (typeof kept === 'string' || last.start + kept.length !== start || !this.options.ring?.continues(kept, text))
       return false;
     if (kept.length + text.length > PLAIN_PIECE_MAX_BYTES) return false;
     last.text = { at: kept.at, length: kept.length + text.length };

@@ -234,7 +234,7 @@ export class OutputBuffer {
     /** Where the text the chunk leaves on the open line starts. */
     let openFrom = lastEnd;
     const open = firstEnd > 0 ? this.renderer.plainLineSpan : undefined;
-    if (open !== undefined && open.at + open.length === span.at && open.length + lastEnd - 1 <= maxLineChars) {
+    if (open !== undefined && this.ring.continues(open, span) && open.length + lastEnd - 1 <= maxLineChars) {
       // The line the last chunk left open is bytes just before these in the ring: with the chunk's whole lines it is
       // one run, and no line is made a string (a flood's every chunk finishes a line it did not start).
       this.renderer.endPlainLine();
