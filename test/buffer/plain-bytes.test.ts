@@ -283,7 +283,8 @@ describe('OutputBuffer keeping plain output as bytes', () => {
       ),
       { numRuns: 100 },
     );
-    expect(endedAtTheEnd).toBeGreaterThan(200);
+    // 166–254 such writes per 100 runs (measured over nine seeds); without the fix the first run failed.
+    expect(endedAtTheEnd).toBeGreaterThan(50);
   });
 
   it('keeps a flood of plain lines in its ring, not as strings: a full buffer of them reads back exactly', () => {
