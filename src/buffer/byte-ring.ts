@@ -110,7 +110,8 @@ export class ByteRing {
   /**
    * Whether `after` continues `before`, so that the two are one span: next by offset and in memory. Offsets alone do
    * not tell: a write that ends exactly at the memory's end is followed by one at its start whose offset continues
-   * it, and a span joined across the end was read on past it (a wait's result failed once in ~2,000 long prints).
+   * it, and a span joined across the end was read on past it (a wait's result failed 3 times in ~10,000 long
+   * prints: docs/perf-journal.md, thirty-sixth session).
    */
   continues(before: RingSpan, after: RingSpan): boolean {
     return before.at + before.length === after.at && this.adjoins(before, after);
