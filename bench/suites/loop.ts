@@ -34,6 +34,11 @@ type SideName = 'plugin' | 'raw' | 'poll' | 'sleep';
 const SIDES: readonly SideName[] = ['plugin', 'raw', 'poll', 'sleep'];
 const KINDS: readonly Kind[] = ['short', 'flood', 'sleep'];
 const WARM_UP_KINDS: readonly Kind[] = ['short', 'short', 'short', 'flood', 'sleep'];
+/** The slowest local-pty answers of each kind the JSON report lists with their place in the run. */
+const SLOWEST_LISTED = 5;
+
+/** An outcome and the interaction's number in the run (warm-up included): where in the run a slow answer came. */
+type Sample = Outcome & { readonly interaction: number };
 
 /**
  * One round: 20 short statements, then the long print and the slow statement `slow` times each, alternating. Five
@@ -64,7 +69,7 @@ export async function loop(cfg: BenchConfig): Promise<Row[]> {
   log(
     `  loop: python's CLOCK_MONOTONIC ${clock.sameClock ? "is the host's hrtime clock" : clock.offsetNs === null ? "is NOT the host's hrtime clock, nor that clock shifted" : `is the host's hrtime + ${(Number(clock.offsetNs) / 1e6).toFixed(3)} ms ± ${(clock.uncertaintyMs * 1000).toFixed(0)} µs${clockKnown ? '' : ' (too uncertain to use)'}`} (${clock.trips} trips, bracket ≤ ${clock.widestBracketMs.toFixed(3)} ms)`,
   );
-  const samples = new Map<string, Outcome[]>();
+  const samples = new Map<string, Sample[]>();
   const failures: string[] = [];
   const harness = await PluginHarness.open();
   const drivers = new Map<SideName, LoopDriver>();
@@ -93,7 +98,7 @@ export async function loop(cfg: BenchConfig): Promise<Row[]> {
             failures.push(`${side} ${kind} #${k}: ${outcome ?? 'no driver'}`);
           } else {
             const key = `${side}/${kind}`;
-            samples.set(key, [...(samples.get(key) ?? []), outcome]);
+            samples.set(key, [...(samples.get(key) ?? []), { ...outcome, interaction: k - 1 }]);
           }
           await sleep(GAP_MS);
         }
@@ -119,7 +124,7 @@ export async function loop(cfg: BenchConfig): Promise<Row[]> {
 }
 
 function rows(
-  samples: ReadonlyMap<string, Outcome[]>,
+  samples: ReadonlyMap<string, Sample[]>,
   clock: Awaited<ReturnType<typeof checkMonotonicClock>>,
   clockKnown: boolean,
   note: string,
@@ -239,7 +244,7 @@ function rows(
  * compiler's, see helperThreadsRunNs) ran and those during which they did not: on two cores, what they take is a CPU
  * the answer's chain waits for (docs/perf-journal.md, thirty-fifth session).
  */
-function helpersRow(title: string, plugin: readonly Outcome[]): Row {
+function helpersRow(title: string, plugin: readonly Sample[]): Row {
   const ran = (o: Outcome) => o.helperCpuMs !== null && o.helperCpuMs > HELPERS_IDLE_MS;
   const busy = plugin.filter(ran).map((o) => o.lateMs);
   const idle = plugin.filter((o) => !ran(o)).map((o) => o.lateMs);
@@ -251,7 +256,14 @@ function helpersRow(title: string, plugin: readonly Outcome[]): Row {
     b: { label: `they ran (${busy.length}/${plugin.length})`, summary: summarize(busy), stat: 'p99' },
     target: '—',
     met: null,
-    extra: { helperCpuMs: summarize(plugin.map((o) => o.helperCpuMs ?? 0)) },
+    extra: {
+      helperCpuMs: summarize(plugin.map((o) => o.helperCpuMs ?? 0)),
+      // Early in the run (compiles still going on) or anywhere (collections, the machine): the JSON tells which.
+      slowest: [...plugin]
+        .sort((x, y) => y.lateMs - x.lateMs)
+        .slice(0, SLOWEST_LISTED)
+        .map(({ interaction, lateMs, helperCpuMs, cpuWaitMs }) => ({ interaction, lateMs, helperCpuMs, cpuWaitMs })),
+    },
   };
 }
 
