@@ -270,9 +270,10 @@ describe('OutputBuffer keeping plain output as bytes', () => {
           const kept = new OutputBuffer({ ...options, plainRingBytes: ringBytes });
           const strings = new OutputBuffer({ ...options, scanner: null });
           const all = lineLengths.map((n, i) => `${'abcdefg'.slice(0, n)}${i % 10}\n`).join('');
-          let cut = 0;
-          for (let at = 0; at < all.length; at += cuts[cut++ % cuts.length] as number) {
-            const text = all.slice(at, at + (cuts[cut % cuts.length] as number));
+          for (let at = 0, cut = 0; at < all.length; cut++) {
+            const end = at + (cuts[cut % cuts.length] as number);
+            const text = all.slice(at, end);
+            at = end;
             kept.appendAscii(bytes(text));
             strings.append(text);
             expect(reads(kept, offsets)).toEqual(reads(strings, offsets));
