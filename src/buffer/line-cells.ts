@@ -1,16 +1,8 @@
 import { MAX_TERMINAL_DIMENSION } from '../limits.js';
-import { charColumns, MAY_HOLD_WIDE } from '../text/char-width.js';
+import { charColumns } from '../text/char-width.js';
 import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surrogates.js';
-import {
-  type ByteRing,
-  HeldSpans,
-  type KeptText,
-  keptCharCodeAt,
-  keptSlice,
-  keptTailAscii,
-  type RingSpan,
-} from './byte-ring.js';
-import { emptiedForReuse, objectArray } from '../shapes/object-array.js';
+import { AppendedRuns } from './appended-runs.js';
+import { type ByteRing, keptSlice, type RingSpan } from './byte-ring.js';
 
 const SPACE = 0x20;
 /** Text a terminal shows as an empty row. */
@@ -20,8 +12,6 @@ const SURROGATE = /[\ud800-\udfff]/;
 const WIDE_TAIL = 0x110000;
 /** First capacity of a line's cells; it doubles as the line grows. */
 const INITIAL_LINE_CELLS = 256;
-/** Runs shorter than this are appended to the last run when it is short too. */
-const SMALL_PART_CHARS = 1_024;
 /**
  * A line far longer than the bound is cut in steps of this fraction of the bound: it keeps between the bound + 1 and
  * the bound + a quarter of the newest columns (only the newest `maxChars` ever show). A quarter, not the whole bound:
@@ -30,6 +20,12 @@ const SMALL_PART_CHARS = 1_024;
 export const CUT_STEPS_PER_BOUND = 4;
 /** `String.fromCharCode.apply` takes its code units as arguments, so long lines go through in slices. */
 const DECODE_SLICE = 8_192;
+
+/** A line as a scanner checks that it was only appended to between two looks (see LineCells.rewrites). */
+export interface AppendedLine {
+  readonly rewrites: number;
+  readonly end: number;
+}
 
 /**
  * The terminal line being written, with its cursor: text overwrites in place where the cursor is, erases
@@ -42,33 +38,13 @@ const DECODE_SLICE = 8_192;
  * units, which are columns only while it holds no wide character and no pair: before a cursor move on one that does,
  * the line becomes cells.
  */
-/** A line as a scanner checks that it was only appended to between two looks (see LineCells.rewrites). */
-export interface AppendedLine {
-  readonly rewrites: number;
-  readonly end: number;
-}
-
 export class LineCells implements AppendedLine {
   // The line, in absolute columns. Columns below `base` were cut off a line far longer than the bound.
-  /**
-   * The line while it has only been appended to: columns `base..length`, as the runs it was appended in (the
-   * first `skip` characters of the first run are below `base`). Runs, not one string grown by `+=`: cutting the
-   * head of a grown string flattened the whole of it into a fresh copy, twice the bound, at every cut.
-   */
-  private parts: KeptText[] = objectArray();
-  /** The parts that are spans (see putKept). */
-  private readonly spans = new HeldSpans();
-  private skip = 0;
-  /**
-   * Whether `parts` may hold a surrogate pair. Without one no column can hold half a pair, so `visibleStart` needs
-   * no look at `parts`.
-   */
-  private textHasPairs = false;
-  /** Whether `parts` may hold a character two columns wide (MAY_HOLD_WIDE). */
-  private textHasWide = false;
+  /** The line while it has only been appended to: columns `base..length`. */
+  private readonly runs: AppendedRuns;
   /**
    * The line once something overwrote, partly erased or moved the cursor back on a line of wide characters (until it
-   * ends), a code point or WIDE_TAIL per column; `parts` is unused meanwhile.
+   * ends), a code point or WIDE_TAIL per column; `runs` is unused meanwhile.
    */
   private cells: Uint32Array | undefined;
   private base = 0;
@@ -92,11 +68,13 @@ export class LineCells implements AppendedLine {
   constructor(
     readonly maxChars: number,
     private readonly ring?: ByteRing,
-  ) {}
+  ) {
+    this.runs = new AppendedRuns(ring);
+  }
 
   /** The ring offset of the oldest span the line holds, or `none` when it holds none: see ByteRing.write. */
   oldestSpanOr(none: number): number {
-    return this.spans.oldestOr(none);
+    return this.runs.oldestSpanOr(none);
   }
 
   /**
@@ -124,7 +102,7 @@ export class LineCells implements AppendedLine {
     if (this.partialCache !== undefined) return this.partialCache;
     const text = this.render();
     // A line kept as bytes is not kept a second time as its text (up to the bound, per PTY): it is made per read.
-    if (this.spans.none) this.partialCache = text;
+    if (!this.runs.holdsSpans) this.partialCache = text;
     return text;
   }
 
@@ -139,7 +117,7 @@ export class LineCells implements AppendedLine {
     if (this.ring === undefined || this.partialCache !== undefined || this.cells !== undefined) return undefined;
     const need = Math.max(this.length - Math.max(this.visibleStart(), this.length - limit), 0);
     if (this.tailScratch === undefined || this.tailScratch.length < need) this.tailScratch = Buffer.allocUnsafe(limit);
-    return keptTailAscii(this.ring, this.parts, need, this.tailScratch);
+    return this.runs.tailAscii(need, this.tailScratch);
   }
 
   /**
@@ -154,13 +132,7 @@ export class LineCells implements AppendedLine {
       return this.decode(start > visible && this.cells[start - this.base] === WIDE_TAIL ? start - 1 : start);
     }
     if (this.partialCache !== undefined) return this.partialCache.slice(-(this.length - start));
-    let tail = '';
-    for (let p = this.parts.length - 1, need = this.length - start; p >= 0 && need > 0; p--) {
-      const part = this.parts[p] as KeptText;
-      tail = keptSlice(this.ring, part, Math.max(part.length - need, 0)) + tail;
-      need -= part.length;
-    }
-    return tail;
+    return this.runs.tail(this.length - start);
   }
 
   /**
@@ -181,9 +153,8 @@ export class LineCells implements AppendedLine {
    * then the span is the line exactly as written. Undefined otherwise.
    */
   get plainSpan(): RingSpan | undefined {
-    if (this.cells !== undefined || this.parts.length !== 1 || this.skip !== 0 || this.base !== 0) return undefined;
-    const only = this.parts[0] as KeptText;
-    return typeof only === 'string' || this.cursor !== this.length ? undefined : only;
+    if (this.cells !== undefined || this.base !== 0 || this.cursor !== this.length) return undefined;
+    return this.runs.onlySpan;
   }
 
   /** Starts a new line with the cursor home, as `take` does, for a caller that has the line's text already. */
@@ -257,7 +228,7 @@ export class LineCells implements AppendedLine {
    * cells before a cursor move or edit is measured against it. (`\r` needs none: column 0 is unit 0.)
    */
   private inColumns(): void {
-    if (this.cells === undefined && (this.textHasWide || this.textHasPairs)) this.toCells();
+    if (this.cells === undefined && (this.runs.mayHoldWide || this.runs.mayHoldPairs)) this.toCells();
   }
 
   /** Writes printable text (surrogate pairs whole) at the cursor. */
@@ -266,11 +237,8 @@ export class LineCells implements AppendedLine {
     if (this.cells === undefined && this.cursor >= this.length) {
       // Appending: the line stays a string. The cursor is at most a screen width past the end, so is the padding.
       const padding = this.cursor - this.length;
-      // Plain runs hold no surrogates (they stop at any); a pair is put on its own.
-      if (isHigh(run.charCodeAt(0))) this.textHasPairs = true;
-      else if (!this.textHasWide && MAY_HOLD_WIDE.test(run)) this.textHasWide = true;
-      if (padding > 0) this.parts.push(' '.repeat(padding));
-      this.appendPart(run);
+      this.runs.pad(padding);
+      this.runs.append(run);
       this.length += padding + run.length;
       this.cursor = this.length;
     } else {
@@ -298,9 +266,8 @@ export class LineCells implements AppendedLine {
     }
     this.partialCache = undefined;
     const padding = this.cursor - this.length;
-    if (padding > 0) this.parts.push(' '.repeat(padding));
-    this.parts.push(span);
-    this.spans.hold(span);
+    this.runs.pad(padding);
+    this.runs.appendSpan(span);
     this.length += padding + span.length;
     this.cursor = this.length;
     this.cutHead();
@@ -444,34 +411,16 @@ export class LineCells implements AppendedLine {
     if (wideBefore && !tailAt) cells[index - 1] = SPACE;
   }
 
-  /** Small runs join the last one (short strings, cheap to concatenate) so a line typed a character at a time is not a part per character. */
-  private appendPart(run: string): void {
-    const last = this.parts.length - 1;
-    // Never index -1 when empty: JavaScriptCore's optimized code leaves on a negative index (and is rebuilt).
-    const lastPart = last >= 0 ? this.parts[last] : undefined;
-    if (typeof lastPart === 'string' && run.length < SMALL_PART_CHARS && lastPart.length < SMALL_PART_CHARS) {
-      this.parts[last] = lastPart + run;
-    } else {
-      this.parts.push(run);
-    }
-  }
-
-  private joinedText(): string {
-    const only = this.parts.length === 1 ? this.parts[0] : undefined;
-    const text = typeof only === 'string' ? only : this.parts.map((part) => keptSlice(this.ring, part)).join('');
-    return this.skip > 0 ? text.slice(this.skip) : text;
-  }
-
   /**
    * The line as cells. Its text counted UTF-16 units, so the length, and a cursor at or past the end, move by the
    * columns its wide characters and pairs add or take.
    */
   private toCells(): Uint32Array {
     if (this.cells !== undefined) return this.cells;
-    const text = this.joinedText();
+    const text = this.runs.text();
     const cells = new Uint32Array(Math.max(INITIAL_LINE_CELLS, 2 * text.length));
     let count = 0;
-    if (this.textHasWide || this.textHasPairs) {
+    if (this.runs.mayHoldWide || this.runs.mayHoldPairs) {
       for (let i = 0; i < text.length; i++) {
         const codePoint = text.codePointAt(i) as number;
         if (codePoint > 0xffff) i++;
@@ -487,8 +436,7 @@ export class LineCells implements AppendedLine {
     this.length += shift;
     this.peak = Math.max(this.peak, this.length);
     this.cells = cells;
-    this.dropParts();
-    this.skip = 0;
+    this.dropRuns();
     return cells;
   }
 
@@ -515,14 +463,7 @@ export class LineCells implements AppendedLine {
     if (base <= this.base) return;
     const kept = Math.max(this.length - base, 0);
     if (this.cells === undefined) {
-      // Drop whole runs below the new base; the first kept one may start below it.
-      let drop = this.skip + (this.length - this.base) - kept;
-      while (this.parts.length > 0 && (this.parts[0] as KeptText).length <= drop) {
-        const gone = this.parts.shift() as KeptText;
-        this.spans.release(gone);
-        drop -= gone.length;
-      }
-      this.skip = drop;
+      this.runs.dropHead(this.length - this.base - kept);
     } else if (kept > 0) {
       this.cells.copyWithin(0, base - this.base, this.length - this.base);
     }
@@ -536,17 +477,13 @@ export class LineCells implements AppendedLine {
     this.clearCells();
   }
 
-  private dropParts(): void {
+  private dropRuns(): void {
     this.rewriteCount++;
-    this.parts = emptiedForReuse(this.parts);
-    this.spans.releaseAll();
+    this.runs.clear();
   }
 
   private clearCells(): void {
-    this.dropParts();
-    this.skip = 0;
-    this.textHasPairs = false;
-    this.textHasWide = false;
+    this.dropRuns();
     this.base = 0;
     this.length = 0;
     this.peak = 0;
@@ -558,33 +495,13 @@ export class LineCells implements AppendedLine {
     const start = Math.max(this.length - this.maxChars, this.base);
     if (start >= this.length) return start;
     if (this.cells !== undefined) return this.cells[start - this.base] === WIDE_TAIL ? start + 1 : start;
-    return this.textHasPairs && isLow(this.unitAt(start)) ? start + 1 : start;
-  }
-
-  /** The UTF-16 unit of the (plain string) line at `column`. */
-  private unitAt(column: number): number {
-    let at = column - this.base + this.skip;
-    for (const part of this.parts) {
-      if (at < part.length) return keptCharCodeAt(this.ring, part, at);
-      at -= part.length;
-    }
-    return NaN;
+    return this.runs.mayHoldPairs && isLow(this.runs.unitAt(start - this.base)) ? start + 1 : start;
   }
 
   private render(): string {
     const start = this.visibleStart();
     if (start >= this.length) return '';
-    if (this.cells === undefined) {
-      const text = this.joinedText();
-      // Keep the joined runs: the next render, or a cut, starts from one string instead of many. Not when some are
-      // bytes: the line would hold its text as a string again.
-      if (this.spans.none) {
-        this.parts = emptiedForReuse(this.parts);
-        this.parts.push(text);
-        this.skip = 0;
-      }
-      return text.slice(start - this.base);
-    }
+    if (this.cells === undefined) return this.runs.joined().slice(start - this.base);
     return this.decode(start);
   }
 

@@ -30,14 +30,15 @@ describe('objectArray', () => {
       expect(array).toEqual([]);
       expect(hasObjectElements(array)).toBe(true);
     }
-    expect(hasObjectElements(field(cells, 'parts'))).toBe(true);
+    const runs = field(cells, 'runs') as object;
+    expect(hasObjectElements(field(runs, 'parts'))).toBe(true);
     // A line that ends leaves its array emptied for the next one, its kind kept.
-    const parts = field(cells, 'parts');
+    const parts = field(runs, 'parts');
     cells.put('a line');
     expect(cells.take()).toBe('a line');
     cells.put('another');
     expect(cells.take()).toBe('another');
-    expect(field(cells, 'parts')).toBe(parts);
+    expect(field(runs, 'parts')).toBe(parts);
     expect(parts).toEqual([]);
     expect(hasObjectElements(parts)).toBe(true);
   });
