@@ -61,6 +61,12 @@ const SCREEN_READ_EVERY_MS = 100;
 const MIN_INGEST_VS_NODE = 0.9;
 const MAX_CPU_VS_NODE = 1.5;
 const WAIT_TIMEOUT_MS = 300_000;
+/**
+ * Output small enough to cost the host next to nothing per byte: what a PTY costs whatever it prints (its spawn, the
+ * leader's lookup, the members' scan at its exit, the notification), measured FIXED_COST_RUNS times on each side.
+ */
+const FIXED_COST_BYTES = 1_000;
+const FIXED_COST_RUNS = 20;
 /** The uncounted warm-up PTY of each shape floods this fraction of a counted run's bytes. */
 const WARM_UP_FRACTION = 4;
 
@@ -75,11 +81,10 @@ const WARM_UP_FRACTION = 4;
  */
 export async function ingest(cfg: BenchConfig): Promise<Row[]> {
   const reps = pick(cfg, 2, 5);
-  const cases: Array<{ shape: Shape; bytes: number }> = [
-    { shape: LONG, bytes: pick(cfg, 20, 120) * MiB },
-    { shape: LOG, bytes: pick(cfg, 20, 120) * MiB },
-    { shape: SHORT, bytes: pick(cfg, 5, 30) * MiB },
-  ];
+  // One size for every shape: a PTY's fixed cost (FIXED_COST_BYTES) then weighs the same per MiB in each. At 30 MiB
+  // for 2-byte lines, as through the thirty-seventh session, it weighed four times what it did on the others.
+  const bytes = pick(cfg, 20, 120) * MiB;
+  const cases: Array<{ shape: Shape; bytes: number }> = [LONG, LOG, SHORT].map((shape) => ({ shape, bytes }));
   const harness = await PluginHarness.open();
   const rows: Row[] = [];
   try {
@@ -136,6 +141,12 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
       const warmUp: Partial<Record<SideKey, Sample>> = {};
       for (const side of ['plugin', 'node'] as const)
         warmUp[side] = await runSide(side, shape.script(warmBytes), warmBytes);
+      const fixed: Record<'plugin' | 'node', Sample[]> = { plugin: [], node: [] };
+      if (shape === SHORT) {
+        for (let run = 0; run < pick(cfg, 4, FIXED_COST_RUNS); run++)
+          for (const side of rotation<'plugin' | 'node'>(['plugin', 'node'], run))
+            fixed[side].push(await runSide(side, shape.script(FIXED_COST_BYTES), FIXED_COST_BYTES));
+      }
       screenReadCounts.length = 0;
       for (let rep = 0; rep < reps; rep++) {
         for (const side of rotation<SideKey>(SIDES, rep)) {
@@ -211,6 +222,17 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
           a: { label: 'plugin', summary: rates.plugin },
           b: { label: 'bare reader, output socket', summary: summarize(samples.socket.map(rate)) },
           ...pairedRatio(paired(samples.plugin, samples.socket, rate)),
+          target: '—',
+          met: null,
+        });
+      }
+      if (fixed.plugin.length > 0) {
+        rows.push({
+          suite: 'cpu',
+          name: `a PTY's fixed cost: spawn → exit notification with ${FIXED_COST_BYTES} bytes of \`yes\` (in every run above)`,
+          unit: 'host CPU ms',
+          a: { label: 'plugin', summary: summarize(fixed.plugin.map((x) => x.cpuMs)) },
+          b: { label: 'bare reader counts bytes', summary: summarize(fixed.node.map((x) => x.cpuMs)) },
           target: '—',
           met: null,
         });
