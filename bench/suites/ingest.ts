@@ -78,6 +78,8 @@ const WARM_UP_FRACTION = 4;
  *  C `node`:   the same raw `script` read by Node through 'data' events, bytes only counted (issue 14's floor).
  *  D `socket`: the same with `script`'s stdout an output socket read by `onread`, as the plugin reads it
  *              (src/streams/output-channel.ts): the floor of a host that reads that way. Only where the plugin does.
+ * Every run, A and C alike, includes what a PTY costs whatever it prints; beside the 2-byte shape's rows, that fixed
+ * cost alone (A and C with FIXED_COST_BYTES of output), so a per-MiB figure can be told from it.
  */
 export async function ingest(cfg: BenchConfig): Promise<Row[]> {
   const reps = pick(cfg, 2, 5);
