@@ -6,7 +6,7 @@ import { rawScript, rawScriptViaSocket, sameTerminalCommand } from '../lib/raw.j
 import { outputViaChannel } from '../../src/streams/output-channel.js';
 import { defaultWrapper } from '../../src/engine/script-invocation.js';
 import { pairedRatio, type Row } from '../lib/report.js';
-import { LOG, LONG, SHORT, mib, type Shape } from '../lib/shapes.js';
+import { LOG, LONG, SHORT, mib } from '../lib/shapes.js';
 import { summarize } from '../lib/stats.js';
 import { type ThreadCpu, threadCpu, threadCpuSince } from '../lib/thread-cpu.js';
 import { fullGc, log, MiB, rotation } from '../lib/util.js';
@@ -86,11 +86,10 @@ export async function ingest(cfg: BenchConfig): Promise<Row[]> {
   // One size for every shape: a PTY's fixed cost (FIXED_COST_BYTES) then weighs the same per MiB in each. At 30 MiB
   // for 2-byte lines, as through the thirty-seventh session, it weighed four times what it did on the others.
   const bytes = pick(cfg, 20, 120) * MiB;
-  const cases: Array<{ shape: Shape; bytes: number }> = [LONG, LOG, SHORT].map((shape) => ({ shape, bytes }));
   const harness = await PluginHarness.open();
   const rows: Row[] = [];
   try {
-    for (const { shape, bytes } of cases) {
+    for (const shape of [LONG, LOG, SHORT]) {
       const script = shape.script(bytes);
       const samples: Record<SideKey, Sample[]> = { plugin: [], raw: [], node: [], socket: [] };
       const problems: string[] = [];

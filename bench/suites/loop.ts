@@ -98,7 +98,9 @@ export async function loop(cfg: BenchConfig): Promise<Row[]> {
             failures.push(`${side} ${kind} #${k}: ${outcome ?? 'no driver'}`);
           } else {
             const key = `${side}/${kind}`;
-            samples.set(key, [...(samples.get(key) ?? []), { ...outcome, interaction: k - 1 }]);
+            const kept = samples.get(key) ?? [];
+            samples.set(key, kept);
+            kept.push({ ...outcome, interaction: k - 1 });
           }
           await sleep(GAP_MS);
         }
