@@ -108,6 +108,23 @@ export class AppendedRuns {
     return text;
   }
 
+  /** `text().slice(from, to)`, from the runs it is in: the head of a long line without the whole line's text. */
+  slice(from: number, to: number): string {
+    const start = this.skip + from;
+    const end = this.skip + to;
+    let text = '';
+    let offset = 0;
+    for (const part of this.parts) {
+      if (offset >= end) break;
+      const partEnd = offset + part.length;
+      if (partEnd > start) {
+        text += keptSlice(this.ring, part, Math.max(start - offset, 0), Math.min(end - offset, part.length));
+      }
+      offset = partEnd;
+    }
+    return text;
+  }
+
   /** The last `count` units, from the runs they are in. */
   tail(count: number): string {
     let tail = '';

@@ -106,6 +106,15 @@ export class LineCells implements AppendedLine {
     return text;
   }
 
+  /** The first `limit` characters of `partial()`; of a line only appended to, from the runs they are in. */
+  partialHead(limit: number): string {
+    if (this.partialCache !== undefined || this.cells !== undefined) return this.partial().slice(0, limit);
+    const start = this.visibleStart();
+    if (start >= this.length) return '';
+    const from = start - this.base;
+    return this.runs.slice(from, from + limit);
+  }
+
   /**
    * The bytes of `partialTail(limit)` when all of its characters are ASCII and the line is still only appended to:
    * in place when one span (ring bytes) holds them, else joined into a scratch buffer of this line's, ASCII text

@@ -403,6 +403,11 @@ export class LineRenderer {
     return this.rows.bottom.partial();
   }
 
+  /** The first `limit` characters of `partial()`, without building all of it where the line is only appended to. */
+  partialHead(limit: number): string {
+    return this.rows.bottom.partialHead(limit);
+  }
+
   /** The last `limit` characters of `partial()`, without building all of it. */
   partialTail(limit: number): string {
     return this.rows.bottom.partialTail(limit);

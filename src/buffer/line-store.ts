@@ -20,6 +20,8 @@ const LINE_GROUP = new RegExp(`(?:[^\\n]*\\n){${GROUP_LINES}}`, 'y');
 const SHORT_LINE_CHARS = 28;
 /** A dropped head is compacted away once it is this long and the larger part of the array. */
 const COMPACT_AT = 256;
+/** lineText's limit for no limit. */
+const WHOLE_LINE = -1;
 
 /** Whole lines, each ended by `\n`, starting at absolute offset `start` of the stored text. */
 interface Piece {
@@ -220,14 +222,27 @@ export class LineStore implements LineSink {
 
   /** The retained line with absolute 0-based index `n` (from `dropped` to `dropped + size - 1`). */
   text(n: number): string {
-    if (this.open.length > 0 && n >= this.openFirst) return this.open[n - this.openFirst] as string;
+    return this.lineText(n, WHOLE_LINE);
+  }
+
+  /** The first `limit` characters of `text(n)`, without making the rest of a long line a string. */
+  textHead(n: number, limit: number): string {
+    return this.lineText(n, limit);
+  }
+
+  /** `limit` WHOLE_LINE (an integer, not Infinity: see OffsetRing on what a double costs in JavaScriptCore). */
+  private lineText(n: number, limit: number): string {
+    if (this.open.length > 0 && n >= this.openFirst) {
+      const line = this.open[n - this.openFirst] as string;
+      return limit === WHOLE_LINE ? line : line.slice(0, limit);
+    }
     const start = this.startOf(n);
     const piece = this.pieceAt(start);
     const from = start - piece.start;
     const to = keptLineEnd(this.options.ring, piece.text, from);
     this.cursorLine = n + 1;
     this.cursorStart = piece.start + to + 1;
-    return keptSlice(this.options.ring, piece.text, from, to);
+    return keptSlice(this.options.ring, piece.text, from, limit === WHOLE_LINE ? to : Math.min(to, from + limit));
   }
 
   /**

@@ -66,6 +66,7 @@ export interface BufferStats {
 }
 
 const LF = 0x0a;
+const NOT_BLANK = /\S/;
 /**
  * A plain chunk with no line feed is kept as bytes from this length on. A shorter one (a line typed a character at a
  * time) is rendered, a string joined to the line's last part: a span per keystroke would be a part each.
@@ -419,11 +420,17 @@ export class OutputBuffer {
     return { parts, firstLine: this.firstLine };
   }
 
-  /** The newest retained line with anything but whitespace on it. */
-  lastNonBlankLine(): string | undefined {
+  /**
+   * The first `limit` characters of the newest retained line with anything but whitespace on it (undefined when there
+   * is none). A line is made whole only when its head is blank: an exit notification quotes the start of a line that
+   * may be a million characters long.
+   */
+  lastNonBlankLineHead(limit: number): string | undefined {
+    integerAtLeast('limit', limit, 0);
     for (let index = this.retainedLines - 1; index >= 0; index--) {
-      const line = this.lineAt(index);
-      if (/\S/.test(line)) return line;
+      const head = this.lineHeadAt(index, limit);
+      if (NOT_BLANK.test(head)) return head;
+      if (head.length === limit && NOT_BLANK.test(this.lineAt(index))) return head;
     }
     return undefined;
   }
@@ -542,6 +549,12 @@ export class OutputBuffer {
 
   private lineAt(index: number): string {
     return index < this.store.size ? this.store.text(this.store.dropped + index) : this.renderer.partial();
+  }
+
+  private lineHeadAt(index: number, limit: number): string {
+    return index < this.store.size
+      ? this.store.textHead(this.store.dropped + index, limit)
+      : this.renderer.partialHead(limit);
   }
 
   private hasPartial(): boolean {

@@ -60,7 +60,8 @@ export function exitEnvelope(session: PtySession): ExitEnvelope {
     timedOut: session.status === 'timeout',
     lingering: lingeringView(session),
     outputLines: session.lineCount,
-    lastLine: clip(session.buffer.lastNonBlankLine() ?? '', NOTIFY_LAST_LINE_CHARS),
+    // One character past the clip: enough for clip to tell a longer line, whose rest is never made a string.
+    lastLine: clip(session.buffer.lastNonBlankLineHead(NOTIFY_LAST_LINE_CHARS + 1) ?? '', NOTIFY_LAST_LINE_CHARS),
   };
 }
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { AppendedRuns } from '../../src/buffer/appended-runs.js';
 import { ByteRing, type RingSpan } from '../../src/buffer/byte-ring.js';
 
@@ -96,6 +97,39 @@ describe('AppendedRuns', () => {
     runs.clear();
     runs.append('text');
     expect(runs.onlySpan).toBeUndefined();
+  });
+
+  it('property: a slice read from the runs is the same slice of the whole text, a cut head counted out', () => {
+    const run = fc.oneof(
+      fc.record({ kind: fc.constant('text' as const), text: fc.string({ minLength: 1, maxLength: 40 }) }),
+      fc.record({
+        kind: fc.constant('span' as const),
+        text: fc.string({ minLength: 1, maxLength: 40, unit: 'binary-ascii' }),
+      }),
+      fc.record({ kind: fc.constant('pad' as const), count: fc.integer({ min: 0, max: 5 }) }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(run, { maxLength: 12 }),
+        fc.nat({ max: 60 }),
+        fc.array(fc.tuple(fc.nat({ max: 300 }), fc.nat({ max: 300 })), { minLength: 1, maxLength: 6 }),
+        (runs, cut, ranges) => {
+          const { runs: appended, span } = setup();
+          for (const next of runs) {
+            if (next.kind === 'text') appended.append(next.text);
+            else if (next.kind === 'span') appended.appendSpan(span(next.text));
+            else appended.pad(next.count);
+          }
+          appended.dropHead(Math.min(cut, appended.text().length));
+          const whole = appended.text();
+          for (const [from, length] of ranges) {
+            const start = Math.min(from, whole.length + 1);
+            expect(appended.slice(start, start + length)).toBe(whole.slice(start, start + length));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('gives its ASCII tail as bytes over a ring, and nothing without one', () => {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
-import { partText } from '../../src/buffer/byte-ring.js';
+import { ByteRing, partText } from '../../src/buffer/byte-ring.js';
 import { LineRenderer } from '../../src/buffer/line-renderer.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
 import { LINE_OVERHEAD_CHARS, MAX_BUFFER_CHARS } from '../../src/limits.js';
@@ -185,14 +185,58 @@ describe('OutputBuffer', () => {
     });
   });
 
-  describe('lastNonBlankLine', () => {
+  describe('lastNonBlankLineHead', () => {
     it('skips trailing blank lines and prefers a non-blank partial line', () => {
       const buffer = new OutputBuffer();
-      expect(buffer.lastNonBlankLine()).toBeUndefined();
+      expect(buffer.lastNonBlankLineHead(100)).toBeUndefined();
       buffer.append('first\nlast words\n  \n\n\t');
-      expect(buffer.lastNonBlankLine()).toBe('last words');
+      expect(buffer.lastNonBlankLineHead(100)).toBe('last words');
+      expect(buffer.lastNonBlankLineHead(4)).toBe('last');
       buffer.append('$ ');
-      expect(buffer.lastNonBlankLine()).toBe('\t$ ');
+      expect(buffer.lastNonBlankLineHead(100)).toBe('\t$ ');
+      expect(buffer.lastNonBlankLineHead(0)).toBe('');
+    });
+
+    it('gives the head of a line whose first characters are blank when the rest is not, and skips one blank all through', () => {
+      const buffer = new OutputBuffer();
+      buffer.append(`older\n${' '.repeat(300)}late\n${' '.repeat(300)}\n`);
+      expect(buffer.lastNonBlankLineHead(10)).toBe(' '.repeat(10));
+      expect(buffer.lastNonBlankLineHead(400)).toBe(`${' '.repeat(300)}late`);
+      buffer.append('\t'.repeat(50));
+      expect(buffer.lastNonBlankLineHead(10)).toBe(' '.repeat(10));
+    });
+
+    it('refuses a negative or fractional limit', () => {
+      const buffer = new OutputBuffer();
+      expect(() => buffer.lastNonBlankLineHead(-1)).toThrow(/limit/);
+      expect(() => buffer.lastNonBlankLineHead(1.5)).toThrow(/limit/);
+    });
+
+    it('makes no string of a long line but its head, completed or still open', () => {
+      const buffer = new OutputBuffer();
+      const text = jest.spyOn(ByteRing.prototype, 'text');
+      /** The characters read out of the ring as strings since the last call. */
+      const madeSince = () => {
+        const made = text.mock.results.reduce((sum, result) => sum + (result.value as string).length, 0);
+        text.mockClear();
+        return made;
+      };
+      // Plain chunks with no line feed: the open line holds them as spans of the ring.
+      for (let n = 0; n < 200; n++) buffer.appendAscii(Buffer.from('c'.repeat(4_000), 'latin1'));
+      madeSince();
+      expect(buffer.lastNonBlankLineHead(201)).toBe('c'.repeat(201));
+      expect(madeSince()).toBe(201);
+      // One span finished by a lone line feed: the store keeps the line as those bytes.
+      const completed = new OutputBuffer();
+      completed.appendAscii(Buffer.from(`${'d'.repeat(100_000)}`, 'latin1'));
+      completed.appendAscii(Buffer.from('\n', 'latin1'));
+      madeSince();
+      expect(completed.lastNonBlankLineHead(201)).toBe('d'.repeat(201));
+      expect(madeSince()).toBe(201);
+      // The whole line, to be sure the spy sees what a whole line costs.
+      expect(completed.page(0, 1)[0]?.text).toBe('d'.repeat(100_000));
+      expect(madeSince()).toBe(100_000);
+      text.mockRestore();
     });
   });
 

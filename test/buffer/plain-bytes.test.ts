@@ -164,11 +164,16 @@ describe('OutputBuffer keeping plain output as bytes', () => {
   function reads(buffer: OutputBuffer, offsets: readonly number[]) {
     // Before anything makes the whole open line (which partialTail would then cut from).
     const partialTails = [1, 37, 1_500, 10_000].map((limit) => buffer.partialTail(limit));
+    const lastNonBlankHeads = [1, 37, 1_500].map((limit) => buffer.lastNonBlankLineHead(limit));
     const { parts, firstLine } = buffer.searchText();
     const total = buffer.totalRawChars;
+    const lines = buffer.page(0, buffer.retainedLines);
+    // Against the lines as a page reads them: the newest with anything but whitespace, cut to each limit.
+    const newest = lines.findLast((line) => /\S/.test(line.text))?.text;
+    expect(lastNonBlankHeads).toEqual([1, 37, 1_500].map((limit) => newest?.slice(0, limit)));
     return {
       stats: buffer.stats(),
-      lines: buffer.page(0, buffer.retainedLines),
+      lines,
       partial: buffer.partialLine(),
       partialTails,
       search: { text: parts.join(''), firstLine },

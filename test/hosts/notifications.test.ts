@@ -1,4 +1,9 @@
-import { NOTIFY_DESCRIPTION_CHARS, NOTIFY_TIMEOUT_MS, WAKE_LOOKUP_MESSAGES } from '../../src/limits.js';
+import {
+  NOTIFY_DESCRIPTION_CHARS,
+  NOTIFY_LAST_LINE_CHARS,
+  NOTIFY_TIMEOUT_MS,
+  WAKE_LOOKUP_MESSAGES,
+} from '../../src/limits.js';
 import type { NotificationRecord } from '../../src/testkit/fake-host.js';
 import { sleep, waitFor } from '../../src/testkit/waits.js';
 import { HOSTS, Session, useHost } from './fixtures/suite.js';
@@ -66,6 +71,27 @@ describe.each(HOSTS)('exit notifications through the %s host', (_name, factory) 
       ]);
     }
     expect(ctx.host.notifications).toHaveLength(1);
+  });
+
+  it('quotes the start of a long last line, clipped, and of one whose start is blank', async () => {
+    const s = new Session(ctx.host, 'ses_notify_long');
+    // 300,000 characters with no line feed: the open line is kept as spans of the buffer's ring.
+    const long = await s.spawn({
+      command: 'sh',
+      args: ['-c', "head -c 300000 /dev/zero | tr '\\0' x; printf END"],
+      notifyOnExit: true,
+    });
+    const blankHead = await s.spawn({
+      command: 'sh',
+      args: ['-c', "printf 'older\\n'; head -c 250 /dev/zero | tr '\\0' ' '; printf 'late\\n\\n'"],
+      notifyOnExit: true,
+    });
+    const longEnvelope = (await waitFor(() => notificationFor(ctx.host.notifications, long.id), 'the long line'))
+      .envelope;
+    const blankEnvelope = (await waitFor(() => notificationFor(ctx.host.notifications, blankHead.id), 'the blank head'))
+      .envelope;
+    expect(longEnvelope.lastLine).toBe(`${'x'.repeat(NOTIFY_LAST_LINE_CHARS - 1)}…`);
+    expect(blankEnvelope.lastLine).toBe(`${' '.repeat(NOTIFY_LAST_LINE_CHARS - 1)}…`);
   });
 
   it('reports a timeout in the envelope', async () => {
