@@ -85,6 +85,14 @@ export const PLAIN_RING_FIRST_BYTES = 65_536;
  */
 export const INGEST_BYTES_PER_TURN = 256 * 1_024;
 /**
+ * Output the ingest gate takes, across turns of the event loop, before it schedules a turn of its own to give its
+ * budget back (src/streams/ingest-gate.ts). Below it a read costs the gate a sum, not a `setImmediate`: a REPL's long
+ * print comes in 300–500 reads of 200–350 bytes, and their immediates were a fifth of what the host allocated for it.
+ * A turn then renders at most this much more than INGEST_BYTES_PER_TURN: a quarter of it (a gate with a budget of its
+ * own carries a quarter of that at most).
+ */
+export const INGEST_CARRY_BYTES = INGEST_BYTES_PER_TURN / 4;
+/**
  * The buffer each PTY's output socket is read into in Node, the same one for every read
  * (src/streams/output-channel.ts); a read takes at most this much, as a Node stream's does. Bun reads into buffers of
  * its own, up to 512 KiB.

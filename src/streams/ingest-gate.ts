@@ -1,4 +1,4 @@
-import { INGEST_BYTES_PER_TURN } from '../limits.js';
+import { INGEST_BYTES_PER_TURN, INGEST_CARRY_BYTES } from '../limits.js';
 import { PAUSE_HOLDS_BACK_PIPE } from './pipe-backpressure.js';
 import { TurnTrigger } from './turn-trigger.js';
 
@@ -11,38 +11,48 @@ interface Waiting {
 /**
  * Shares each turn of the host's event loop among the PTYs that have output. A chunk that fits what is left of this
  * turn's budget (or is its first), with nobody queued, is simply taken: the PTY keeps flowing (one PTY alone never
- * pauses, and pays no pause, no `setImmediate` and no resume per chunk). Past the budget, a PTY pauses and queues
- * here; once per turn the gate resumes queued PTYs, oldest first, until their expected chunks add up to the budget,
- * and keeps the rest queued for the next turn. Without it, 16 flooding PTYs rendered 16 × 64 KiB in one turn: ~45 ms
- * of event-loop lag p99 (docs/perf-journal.md). The queue holds each live PTY at most once, so it is bounded by the
- * registry's limit on PTYs; a turn renders at most about twice the budget plus one chunk per flowing PTY. It works
- * only where a pause holds back the output (gateFor).
+ * pauses, and pays no pause and no resume per chunk). Past the budget, a PTY pauses and queues here; once per turn
+ * the gate resumes queued PTYs, oldest first, until their expected chunks add up to the budget, and keeps the rest
+ * queued for the next turn. Without it, 16 flooding PTYs rendered 16 × 64 KiB in one turn: ~45 ms of event-loop lag
+ * p99 (docs/perf-journal.md). The budget is given back by a turn of the gate's own, scheduled only once the output
+ * taken since the last one reaches `carryBytes` (or a PTY queues): small reads, a REPL's lines, are summed across
+ * turns and cost no `setImmediate` each. The queue holds each live PTY at most once, so it is bounded by the
+ * registry's limit on PTYs; a turn renders at most about twice the budget, plus `carryBytes`, plus one chunk per
+ * flowing PTY. It works only where a pause holds back the output (gateFor).
  */
 export class IngestGate {
   /** Insertion order is resume order: a PTY not resumed this turn keeps its place at the front. */
   private readonly waiting = new Map<number, Waiting>();
   private nextTicket = 1;
   private readonly trigger: TurnTrigger;
-  /** Bytes taken without a pause since the last turn of the gate. */
+  /** Bytes taken without a pause since the last turn of the gate (in this turn, or in earlier ones while unarmed). */
   private spent = 0;
 
   constructor(
     private readonly budgetBytes: number = INGEST_BYTES_PER_TURN,
     schedule?: (turn: () => void) => void,
+    private readonly carryBytes: number = Math.min(INGEST_CARRY_BYTES, budgetBytes / 4),
   ) {
     this.trigger = new TurnTrigger(() => this.turn(), schedule);
   }
 
   /**
-   * A chunk of `bytes` was just delivered: true if nobody waits and it is the turn's first or fits what is left of
-   * its budget (the stream keeps flowing); false if the caller must pause and `defer`. The first goes whatever its
-   * size, as a resumed one does (turn): Bun reads a socket up to 512 KiB at a time, and one PTY alone must not pause.
+   * A chunk of `bytes` was just delivered: true if nobody waits and it is the first since the gate's last turn or
+   * fits what is left of the budget (the stream keeps flowing); false if the caller must pause and `defer`. The first
+   * goes whatever its size, as a resumed one does (turn): Bun reads a socket up to 512 KiB at a time, and one PTY
+   * alone must not pause. Neither must it after small chunks: while no turn of the gate is scheduled, what was taken
+   * is under `carryBytes`, and a chunk goes whatever its size.
    */
   admit(bytes: number): boolean {
-    if (this.waiting.size > 0 || (this.spent > 0 && this.spent + bytes > this.budgetBytes)) return false;
+    if (this.waiting.size > 0) return false;
+    if (this.trigger.armed) {
+      if (this.spent + bytes > this.budgetBytes) return false;
+      this.spent += bytes;
+      return true;
+    }
     this.spent += bytes;
-    // The budget is per turn: a turn of the gate gives it back.
-    this.trigger.arm();
+    // The budget is per turn: a turn of the gate gives it back, once there is enough to give back.
+    if (this.spent >= this.carryBytes) this.trigger.arm();
     return true;
   }
 

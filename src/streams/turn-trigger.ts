@@ -3,7 +3,7 @@
  * its waiters a turn at a time schedules (IngestGate, StepTurns).
  */
 export class TurnTrigger {
-  private armed = false;
+  private isArmed = false;
   /**
    * The last turn scheduled (Node's Immediate), kept after it ran: with none alive at a full collection, V8 drops the
    * hidden class it ends in and the optimized ingest gate with it, which the next flood compiles again (see Specimens).
@@ -20,15 +20,20 @@ export class TurnTrigger {
     private readonly schedule: (run: () => void) => unknown = setImmediate,
   ) {}
 
+  /** A turn is scheduled and has not run yet. */
+  get armed(): boolean {
+    return this.isArmed;
+  }
+
   arm(): void {
-    if (this.armed) return;
-    this.armed = true;
+    if (this.isArmed) return;
+    this.isArmed = true;
     this.lastTurn = this.schedule(this.run);
   }
 
   /** Made once: a flooding PTY arms the trigger at every chunk, and a closure per arm was garbage per chunk. */
   private readonly run = (): void => {
-    this.armed = false;
+    this.isArmed = false;
     this.onTurn();
   };
 }

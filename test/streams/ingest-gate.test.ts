@@ -113,6 +113,35 @@ describe('IngestGate', () => {
     expect(gate.admit(500)).toBe(true);
   });
 
+  it('sums chunks under a quarter of its budget across turns with no turn of its own, then counts them against it', () => {
+    const { l, gate } = setup();
+    // A REPL's lines, a read each, a turn apart: no setImmediate per read.
+    for (let i = 0; i < 2; i++) {
+      expect(gate.admit(10)).toBe(true);
+      expect(l.pending).toBe(0);
+      l.turn();
+    }
+    // 30 taken since its last turn, a quarter of its budget passed: the gate schedules a turn to give it back.
+    expect(gate.admit(10)).toBe(true);
+    expect(l.pending).toBe(1);
+    // Until then, what was carried over counts: 30 + 71 is past the budget.
+    expect(gate.admit(71)).toBe(false);
+    l.turn();
+    expect(l.pending).toBe(0);
+    expect(gate.admit(24)).toBe(true);
+    expect(l.pending).toBe(0);
+  });
+
+  it('lets a chunk larger than the budget through after small ones it carried: one PTY alone never pauses', () => {
+    const { l, gate } = setup();
+    expect(gate.admit(20)).toBe(true);
+    l.turn();
+    expect(gate.admit(500)).toBe(true);
+    expect(gate.admit(1)).toBe(false);
+    l.turn();
+    expect(gate.admit(1)).toBe(true);
+  });
+
   it('keeps a queued PTY ahead of one that would flow', () => {
     const { l, gate, resumed } = setup();
     expect(gate.admit(60)).toBe(true);
