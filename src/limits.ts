@@ -87,7 +87,7 @@ export const INGEST_BYTES_PER_TURN = 256 * 1_024;
 /**
  * Output the ingest gate takes, across turns of the event loop, before it schedules a turn of its own to give its
  * budget back (src/streams/ingest-gate.ts). Below it a read costs the gate a sum, not a `setImmediate`: a REPL's long
- * print comes in 300–500 reads of 200–350 bytes, and their immediates were a fifth of what the host allocated for it.
+ * print comes in hundreds of reads of 100–400 bytes, and their immediates were a fifth of what Node allocated for it.
  * A turn then renders at most this much more than INGEST_BYTES_PER_TURN: a quarter of it (a gate with a budget of its
  * own carries a quarter of that at most).
  */
