@@ -44,12 +44,7 @@ export class IngestGate {
    * is under `carryBytes`, and a chunk goes whatever its size.
    */
   admit(bytes: number): boolean {
-    if (this.waiting.size > 0) return false;
-    if (this.trigger.armed) {
-      if (this.spent + bytes > this.budgetBytes) return false;
-      this.spent += bytes;
-      return true;
-    }
+    if (this.waiting.size > 0 || (this.trigger.armed && this.spent + bytes > this.budgetBytes)) return false;
     this.spent += bytes;
     // The budget is per turn: a turn of the gate gives it back, once there is enough to give back.
     if (this.spent >= this.carryBytes) this.trigger.arm();
