@@ -62,8 +62,9 @@ export const BUFFER_PIECE_CHARS = 8_192;
  */
 export const LINE_SCAN_MAX_CHUNK_BYTES = 128 * 1024;
 /**
- * Plain lines kept as bytes (src/buffer/line-store.ts) join the piece before them while it stays this long: a piece
- * holds its part of the buffer's ring until its last line is dropped, as a chunk of the largest size did.
+ * Plain output kept as bytes joins the span before it in the ring while the two stay this long (ByteRing.joined): the
+ * line store's pieces and the raw tail's chunks. A span holds its part of the ring until its holder drops it whole,
+ * as a chunk of the largest size did.
  */
 export const PLAIN_PIECE_MAX_BYTES = LINE_SCAN_MAX_CHUNK_BYTES;
 /** Raw bytes kept for `raw: true` reads: the same bound as the text buffer, in characters. */

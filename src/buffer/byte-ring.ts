@@ -1,5 +1,5 @@
 import { asciiText } from '../text/ascii-text.js';
-import { PLAIN_RING_FIRST_BYTES } from '../limits.js';
+import { PLAIN_PIECE_MAX_BYTES, PLAIN_RING_FIRST_BYTES } from '../limits.js';
 import { GrowableMemory } from '../text/growable-memory.js';
 import { OffsetRing } from './offset-ring.js';
 
@@ -115,6 +115,16 @@ export class ByteRing {
    */
   continues(before: RingSpan, after: RingSpan): boolean {
     return before.at + before.length === after.at && this.adjoins(before, after);
+  }
+
+  /**
+   * `before` and `after` as one span, when `after` continues it (see continues) and the two stay within
+   * PLAIN_PIECE_MAX_BYTES; else undefined. A holder that joins its newest span so keeps a flood, or a trickle of small
+   * reads, as a span per that many bytes, not one per chunk.
+   */
+  joined(before: RingSpan, after: RingSpan): RingSpan | undefined {
+    if (before.length + after.length > PLAIN_PIECE_MAX_BYTES || !this.continues(before, after)) return undefined;
+    return { at: before.at, length: before.length + after.length };
   }
 
   /**

@@ -2,7 +2,6 @@ import { type ByteRing, HeldSpans, type KeptText, keptLineEnd, keptSlice, type R
 import type { PartSink } from './completed-parts.js';
 import type { LineSink } from './line-renderer.js';
 import { type LineScanner, SCAN_GROUP_LINES } from './line-scan.js';
-import { PLAIN_PIECE_MAX_BYTES } from '../limits.js';
 import { OffsetRing } from './offset-ring.js';
 import { objectArray } from '../shapes/object-array.js';
 
@@ -157,17 +156,16 @@ export class LineStore implements LineSink {
 
   /**
    * Whether `text`, a run that starts at `start` (the end of the store), was joined to the last piece: when both are
-   * spans, the run's bytes follow the piece's in the ring (ByteRing.continues) and the two stay within
-   * PLAIN_PIECE_MAX_BYTES. A flood then costs a piece per that many bytes, not one per chunk.
+   * spans that ByteRing.joined makes one. A flood then costs a piece per PLAIN_PIECE_MAX_BYTES, not one per chunk.
    */
   private extendedLastPiece(text: KeptText, start: number): boolean {
     if (typeof text === 'string' || this.pieces.length <= this.pieceHead) return false;
     const last = this.pieces[this.pieces.length - 1] as Piece;
     const kept = last.text;
-    if (typeof kept === 'string' || last.start + kept.length !== start || !this.options.ring?.continues(kept, text))
-      return false;
-    if (kept.length + text.length > PLAIN_PIECE_MAX_BYTES) return false;
-    last.text = { at: kept.at, length: kept.length + text.length };
+    if (typeof kept === 'string' || last.start + kept.length !== start) return false;
+    const joined = this.options.ring?.joined(kept, text);
+    if (joined === undefined) return false;
+    last.text = joined;
     return true;
   }
 

@@ -2,6 +2,7 @@ import { isHighSurrogate as isHigh, isLowSurrogate as isLow } from '../text/surr
 import {
   type ByteRing,
   HeldSpans,
+  type RingSpan,
   type KeptText,
   keptCharCodeAt,
   keptIndexOfLineFeed,
@@ -44,7 +45,10 @@ export interface RawChunk {
 /**
  * The newest raw text, kept as the chunks it arrived in (a plain chunk as its span of the buffer's ring, anything else
  * as its string): an append copies nothing, and whole chunks are dropped
- * from the head while the rest still holds more than `max` characters, so it keeps at most `max` + one chunk.
+ * from the head while the rest still holds more than `max` characters, so it keeps at most `max` + one chunk. A plain
+ * chunk whose bytes follow the newest one's in the ring joins it (up to PLAIN_PIECE_MAX_BYTES, see joinedToLast): a
+ * REPL's long print came in hundreds of reads of a few hundred bytes, and kept one each, every one an object and four
+ * array slots that outlived the young generation (docs/perf-journal.md, thirty-ninth session).
  * (Concatenating and cutting the string instead copied the whole tail at every cut.) Reads join the chunks they
  * need: O(what they return). Keeping one unit past `max` lets a read see whether its cut went through a
  * surrogate pair, whatever the chunks were.
@@ -104,15 +108,23 @@ export class RawTail {
     firstLineFeed?: number,
   ): void {
     const lineFeed = firstLineFeed ?? keptIndexOfLineFeed(this.ring, chunk);
-    this.spans.hold(chunk);
-    this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
     const screen = alternateAtStart === undefined ? INSIDE_SEQUENCE : alternateAtStart ? 1 : 0;
-    this.starts.push(carriedEnd * CARRIED_UNIT + screen);
-    this.modes.push(alternateAtStart === undefined ? undefined : modesAtStart);
+    const start = carriedEnd * CARRIED_UNIT + screen;
+    const last = this.chunks.length - 1;
+    const joined = this.joinedToLast(chunk, start, modesAtStart);
+    if (joined !== undefined) {
+      this.chunks[last] = joined;
+      if (lineFeed !== -1 && this.lineFeeds[last] === -1) this.lineFeeds[last] = this.total + lineFeed;
+    } else {
+      this.spans.hold(chunk);
+      this.lineFeeds.push(lineFeed === -1 ? -1 : this.total + lineFeed);
+      this.starts.push(start);
+      this.modes.push(alternateAtStart === undefined ? undefined : modesAtStart);
+      this.chunks.push(chunk);
+    }
     this.total += chunk.length;
     if (lineFeed !== -1) this.lineFeedChunkEnd = this.total;
     this.kept += chunk.length;
-    this.chunks.push(chunk);
     while (this.head < this.chunks.length - 1) {
       const first = this.chunks[this.head] as KeptText;
       if (this.kept - first.length <= this.max) break;
@@ -129,6 +141,22 @@ export class RawTail {
       this.modes = this.modes.slice(this.head);
       this.head = 0;
     }
+  }
+
+  /**
+   * The newest kept chunk with `chunk` joined to it (ByteRing.joined), when both are spans and `chunk` starts as that
+   * one did: no sequence cut at its start, the same screen and the same modes. A span is plain bytes, which change
+   * neither, so what is known of the joined chunk's start holds for every offset in it, as chunkAt tells it. Else
+   * undefined, and `chunk` is kept on its own.
+   */
+  private joinedToLast(chunk: KeptText, start: number, modesAtStart: TerminalModes | undefined): RingSpan | undefined {
+    // The drop loop always keeps the newest chunk: the last slot is kept whenever there is one.
+    const last = this.chunks.length - 1;
+    const kept = this.chunks[last];
+    if (kept === undefined || typeof kept === 'string' || typeof chunk === 'string') return undefined;
+    if (start >= CARRIED_UNIT || start === INSIDE_SEQUENCE || this.starts[last] !== start) return undefined;
+    if (this.modes[last] !== modesAtStart) return undefined;
+    return this.ring?.joined(kept, chunk);
   }
 
   /** Characters a read can return: the newest `max` at most. */

@@ -4,6 +4,7 @@ import type { CompletedParts } from '../../src/buffer/completed-parts.js';
 import { LineRenderer, NO_SINK } from '../../src/buffer/line-renderer.js';
 import { LineStore } from '../../src/buffer/line-store.js';
 import { OutputBuffer } from '../../src/buffer/output-buffer.js';
+import type { RawChunk } from '../../src/buffer/raw-tail.js';
 import { LINE_OVERHEAD_CHARS, MAX_RAW_CHARS, PLAIN_PIECE_MAX_BYTES, PLAIN_RING_FIRST_BYTES } from '../../src/limits.js';
 import { Utf8Chunks } from '../../src/streams/utf8-chunks.js';
 
@@ -197,6 +198,39 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     };
   }
 
+  /**
+   * The kept raw chunk around each offset, against `reference` (a buffer that keeps every chunk apart, and all of
+   * them): whole from its start, which is where an appended chunk began, and begun as that one was. Plain spans that
+   * follow one another in a ring join (RawTail), so a buffer's chunk may run on over several of the reference's; what
+   * it still knows before its oldest readable offset may differ. Counts the chunks found joined.
+   */
+  function chunksAgree(
+    buffer: OutputBuffer,
+    reference: OutputBuffer,
+    whole: string,
+    offsets: readonly number[],
+    counts: { joined: number },
+  ): void {
+    const total = buffer.totalRawChars;
+    for (const o of offsets) {
+      const offset = o % (total + 1);
+      const found = buffer.rawChunkAt(offset);
+      if (offset < buffer.rawStart && found === undefined) continue;
+      expect(buffer.modesAt(offset)).toEqual(reference.modesAt(offset));
+      if (offset === total) {
+        expect(found).toBeUndefined();
+        continue;
+      }
+      const { text, ...start } = found as RawChunk;
+      expect(start.start).toBeLessThanOrEqual(offset);
+      expect(start.start + text.length).toBeGreaterThan(offset);
+      expect(text).toBe(whole.slice(start.start, start.start + text.length));
+      const { text: first, ...begun } = reference.rawChunkAt(start.start) as RawChunk;
+      expect(start).toEqual(begun);
+      if (text.length > first.length) counts.joined++;
+    }
+  }
+
   /** Where `partialTailAscii` gives bytes, they are `partialTail`'s characters; counts the tails it gave. */
   function tailBytesAgree(buffer: OutputBuffer, counts: { tails: number }): void {
     for (const limit of [1, 37, 1_500, 10_000]) {
@@ -209,7 +243,7 @@ describe('OutputBuffer keeping plain output as bytes', () => {
 
   it('property: every read the same as the string way, with a roomy ring, a tiny one, and none', () => {
     const outcomes = { kept: 0, refused: 0 };
-    const counts = { tails: 0 };
+    const counts = { tails: 0, joined: 0 };
     const write = jest.spyOn(ByteRing.prototype, 'write');
     const openLine = jest.spyOn(LineRenderer.prototype, 'putKept');
     const openLineEnded = jest.spyOn(LineRenderer.prototype, 'endPlainLine');
@@ -225,12 +259,17 @@ describe('OutputBuffer keeping plain output as bytes', () => {
           const roomy = new OutputBuffer({ maxChars, maxRawChars });
           const tiny = new OutputBuffer({ maxChars, maxRawChars, plainRingBytes: tinyRing });
           const strings = new OutputBuffer({ maxChars, maxRawChars, scanner: null });
+          // A ring of one byte takes no chunk: each is rendered and kept apart, as a string.
+          const apart = new OutputBuffer({ maxChars, maxRawChars: MAX_RAW_CHARS, plainRingBytes: 1 });
+          let whole = '';
           // As a PTY's stream feeds it: an ASCII chunk as its bytes alone, its text never made (appendAscii).
           const piped = new OutputBuffer({ maxChars, maxRawChars });
           const decoder = new Utf8Chunks();
           for (const text of chunks) {
             for (const buffer of [roomy, tiny]) buffer.append(text, Buffer.from(text, 'utf8'));
             strings.append(text);
+            apart.append(text, Buffer.from(text, 'utf8'));
+            whole += text;
             const bytes = Buffer.from(text, 'utf8');
             const decoded = decoder.writeUnlessAscii(bytes);
             if (decoded === undefined) piped.appendAscii(bytes);
@@ -240,7 +279,8 @@ describe('OutputBuffer keeping plain output as bytes', () => {
             expect(reads(tiny, offsets)).toEqual(reads(strings, offsets));
             expect(reads(piped, offsets)).toEqual(reads(strings, offsets));
             expect(scannedReads(piped, offsets)).toEqual(scannedReads(roomy, offsets));
-            expect(scannedReads(tiny, offsets)).toEqual(scannedReads(roomy, offsets));
+            expect(scannedReads(tiny, offsets).plain).toEqual(scannedReads(roomy, offsets).plain);
+            for (const buffer of [roomy, tiny, piped]) chunksAgree(buffer, apart, whole, offsets, counts);
           }
           for (const result of write.mock.results) outcomes[result.value === undefined ? 'refused' : 'kept']++;
         },
@@ -253,6 +293,7 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     expect(openLine.mock.calls.length).toBeGreaterThan(50);
     expect(openLineEnded.mock.calls.length).toBeGreaterThan(50);
     expect(counts.tails).toBeGreaterThan(200);
+    expect(counts.joined).toBeGreaterThan(200);
   });
 
   it("property: a flood whose spans end at the ring's very end reads back as the string way", () => {
@@ -316,6 +357,34 @@ describe('OutputBuffer keeping plain output as bytes', () => {
     const kept = buffer.page(0, buffer.retainedLines).map((l) => l.text);
     expect(kept).toEqual(lines.slice(lines.length - kept.length));
     expect(buffer.rawText()).toBe(all.slice(all.length - 5_000));
+  });
+
+  it("joins a trickle of small plain reads into the raw tail's newest chunk, up to PLAIN_PIECE_MAX_BYTES", () => {
+    // A REPL's long print, as a host ahead of the program reads it: hundreds of reads of a few hundred bytes.
+    const buffer = new OutputBuffer();
+    let all = '';
+    const read = (text: string) => {
+      all += text;
+      buffer.appendAscii(bytes(text));
+    };
+    for (let n = 0; all.length < 2 * PLAIN_PIECE_MAX_BYTES + 5_000; n++) read(`line ${n}\nline ${n}.5\n`);
+    const chunkAt = (offset: number) => buffer.rawChunkAt(offset) as RawChunk;
+    // Joined while the chunk stays within the bound; the read that would pass it starts the next one.
+    const first = chunkAt(0);
+    expect(first.start).toBe(0);
+    expect(first.text.length).toBeLessThanOrEqual(PLAIN_PIECE_MAX_BYTES);
+    expect(first.text.length).toBeGreaterThan(PLAIN_PIECE_MAX_BYTES - 30);
+    expect(chunkAt(first.text.length - 1).start).toBe(0);
+    expect(chunkAt(first.text.length).start).toBe(first.text.length);
+    expect(chunkAt(first.text.length).text.length).toBeGreaterThan(PLAIN_PIECE_MAX_BYTES - 30);
+    expect(chunkAt(all.length - 1).start).toBeGreaterThan(PLAIN_PIECE_MAX_BYTES);
+    // What is not a plain span starts a chunk of its own, and so does the plain read after it.
+    const before = all.length;
+    read('\x1b[?7l');
+    read('after\n');
+    expect(chunkAt(before)).toMatchObject({ start: before, text: '\x1b[?7l' });
+    expect(chunkAt(before + 5)).toMatchObject({ start: before + 5, text: 'after\n' });
+    expect(buffer.rawText()).toBe(all);
   });
 
   it('finishes the line a chunk left open from the ring: a flood cut mid-line makes no line a string', () => {
