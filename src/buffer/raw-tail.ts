@@ -45,13 +45,14 @@ export interface RawChunk {
 /**
  * The newest raw text, kept as the chunks it arrived in (a plain chunk as its span of the buffer's ring, anything else
  * as its string): an append copies nothing, and whole chunks are dropped
- * from the head while the rest still holds more than `max` characters, so it keeps at most `max` + one chunk. A plain
- * chunk whose bytes follow the newest one's in the ring joins it (up to PLAIN_PIECE_MAX_BYTES, see joinedToLast): a
- * REPL's long print came in hundreds of reads of a few hundred bytes, and kept one each, every one an object and four
- * array slots that outlived the young generation (docs/perf-journal.md, thirty-ninth session).
+ * from the head while the rest still holds more than `max` characters, so it keeps at most `max` + one chunk.
  * (Concatenating and cutting the string instead copied the whole tail at every cut.) Reads join the chunks they
  * need: O(what they return). Keeping one unit past `max` lets a read see whether its cut went through a
  * surrogate pair, whatever the chunks were.
+ *
+ * A plain chunk whose bytes follow the newest one's in the ring joins it (up to PLAIN_PIECE_MAX_BYTES, see
+ * joinedToLast): a REPL's long print came in hundreds of reads of a few hundred bytes, and kept one each, every one an
+ * object and four array slots that outlived the young generation (docs/perf-journal.md, thirty-ninth session).
  *
  * Offsets are absolute: 0 is the first character the PTY ever wrote, `total` the end of the newest.
  */
