@@ -34,7 +34,7 @@ type SideName = 'plugin' | 'raw' | 'poll' | 'sleep';
 const SIDES: readonly SideName[] = ['plugin', 'raw', 'poll', 'sleep'];
 const KINDS: readonly Kind[] = ['short', 'flood', 'sleep'];
 const WARM_UP_KINDS: readonly Kind[] = ['short', 'short', 'short', 'flood', 'sleep'];
-/** The slowest local-pty answers of each kind the JSON report lists with their place in the run. */
+/** The slowest answers of each kind the JSON report lists with their place in the run, local-pty's and the floor's. */
 const SLOWEST_LISTED = 5;
 
 /** An outcome and the interaction's number in the run (warm-up included): where in the run a slow answer came. */
@@ -208,6 +208,8 @@ function rows(
         b: { label: 'same samples', summary: of('raw', kind, 'lateMs'), stat: 'p99' },
         target: '—',
         met: null,
+        // Beside local-pty's (helpersRow): an interaction slow on both sides was slow for the machine, not the plugin.
+        extra: { slowest: slowest(get('raw', kind)) },
       },
       {
         suite: 'loop',
@@ -260,13 +262,20 @@ function helpersRow(title: string, plugin: readonly Sample[]): Row {
     met: null,
     extra: {
       helperCpuMs: summarize(plugin.map((o) => o.helperCpuMs ?? 0)),
-      // Early in the run (compiles still going on) or anywhere (collections, the machine): the JSON tells which.
-      slowest: [...plugin]
-        .sort((x, y) => y.lateMs - x.lateMs)
-        .slice(0, SLOWEST_LISTED)
-        .map(({ interaction, lateMs, helperCpuMs, cpuWaitMs }) => ({ interaction, lateMs, helperCpuMs, cpuWaitMs })),
+      slowest: slowest(plugin),
     },
   };
+}
+
+/**
+ * The slowest answers of a side, with their number in the run and what ran beside them: early in the run (compiles
+ * still going on) or anywhere (collections, the machine), the JSON tells which.
+ */
+function slowest(samples: readonly Sample[]) {
+  return [...samples]
+    .sort((x, y) => y.lateMs - x.lateMs)
+    .slice(0, SLOWEST_LISTED)
+    .map(({ interaction, lateMs, helperCpuMs, cpuWaitMs }) => ({ interaction, lateMs, helperCpuMs, cpuWaitMs }));
 }
 
 /** Lateness p99 over the calm interactions only (see CALM_CPU_WAIT_MS), local-pty against the raw floor. */
