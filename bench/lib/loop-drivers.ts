@@ -6,7 +6,7 @@ import { sleep } from '../../src/testkit/waits.js';
 import { monotonicNs } from './monotonic.js';
 import type { PluginHarness } from './plugin-harness.js';
 import { sameTerminalCommand } from './raw.js';
-import { childrenOf, helperThreadsRunNs, runqueueWaitNs } from './runqueue.js';
+import { childrenOf, hostUseSince } from './runqueue.js';
 import { answerIn, type Interaction, PROMPT_PATTERN, PYTHON_REPL, SETUP, SETUP_DONE } from './repl-interactions.js';
 import { TmuxAgent } from './tmux-agent.js';
 
@@ -36,6 +36,10 @@ export interface Outcome {
    * where the driver is other processes (tmux).
    */
   readonly helperCpuMs: number | null;
+  /** CPU this host's main thread used during the interaction, ms; null for tmux. */
+  readonly mainCpuMs: number | null;
+  /** This host's minor page faults during the interaction; null for tmux. */
+  readonly faults: number | null;
 }
 
 export interface LoopDriver {
@@ -93,10 +97,9 @@ export class PluginDriver implements LoopDriver {
   }
 
   async run(it: Interaction): Promise<Outcome | string> {
-    const waitBefore = runqueueWaitNs(this.pids);
-    const helpersBefore = helperThreadsRunNs();
+    const use = hostUseSince(this.pids);
     const { value, calledAt, returnedAt } = await this.write(it.statement, it.waitPattern);
-    const helperCpuMs = (helperThreadsRunNs() - helpersBefore) / 1e6;
+    const used = use.done();
     let calls = 1;
     let printed = answerIn(
       value.lines.map((l) => l.text),
@@ -127,8 +130,7 @@ export class PluginDriver implements LoopDriver {
       calls,
       turns: calls,
       processes: 0,
-      cpuWaitMs: (runqueueWaitNs(this.pids) - waitBefore) / 1e6,
-      helperCpuMs,
+      ...used,
     };
   }
 
@@ -196,6 +198,8 @@ export class TmuxDriver implements LoopDriver {
           processes: calls,
           cpuWaitMs: null,
           helperCpuMs: null,
+          mainCpuMs: null,
+          faults: null,
         };
       }
       if (ms(sentAt, seenAt) > ANSWER_TIMEOUT_MS) return `no answer after ${captures} captures`;
@@ -272,8 +276,7 @@ export class RawScriptDriver implements LoopDriver {
     this.tail = '';
     // script's only child is the program (the shell before it exec'd into it).
     const pids = this.child.pid === undefined ? [] : [this.child.pid, ...childrenOf(this.child.pid)];
-    const waitBefore = runqueueWaitNs(pids);
-    const helpersBefore = helperThreadsRunNs();
+    const use = hostUseSince(pids);
     let sentAt = 0n;
     let answeredAt = 0n;
     try {
@@ -295,8 +298,7 @@ export class RawScriptDriver implements LoopDriver {
         calls: 1,
         turns: 1,
         processes: 0,
-        cpuWaitMs: (runqueueWaitNs(pids) - waitBefore) / 1e6,
-        helperCpuMs: (helperThreadsRunNs() - helpersBefore) / 1e6,
+        ...use.done(),
       };
     } catch (err) {
       return (err as Error).message;

@@ -132,8 +132,11 @@ function rows(
   note: string,
 ): Row[] {
   const get = (side: SideName, kind: Kind) => samples.get(`${side}/${kind}`) ?? [];
-  const of = (side: SideName, kind: Kind, field: Exclude<keyof Outcome, 'cpuWaitMs' | 'helperCpuMs'>): Summary =>
-    summarize(get(side, kind).map((o) => o[field]));
+  const of = (
+    side: SideName,
+    kind: Kind,
+    field: Exclude<keyof Outcome, 'cpuWaitMs' | 'helperCpuMs' | 'mainCpuMs' | 'faults'>,
+  ): Summary => summarize(get(side, kind).map((o) => o[field]));
   const out: Row[] = [];
   for (const kind of KINDS) {
     const title = KIND_TITLES[kind];
@@ -275,7 +278,14 @@ function slowest(samples: readonly Sample[]) {
   return [...samples]
     .sort((x, y) => y.lateMs - x.lateMs)
     .slice(0, SLOWEST_LISTED)
-    .map(({ interaction, lateMs, helperCpuMs, cpuWaitMs }) => ({ interaction, lateMs, helperCpuMs, cpuWaitMs }));
+    .map(({ interaction, lateMs, helperCpuMs, cpuWaitMs, mainCpuMs, faults }) => ({
+      interaction,
+      lateMs,
+      helperCpuMs,
+      cpuWaitMs,
+      mainCpuMs,
+      faults,
+    }));
 }
 
 /** Lateness p99 over the calm interactions only (see CALM_CPU_WAIT_MS), local-pty against the raw floor. */
