@@ -6,7 +6,7 @@ import { sleep } from '../../src/testkit/waits.js';
 import { monotonicNs } from './monotonic.js';
 import type { PluginHarness } from './plugin-harness.js';
 import { sameTerminalCommand } from './raw.js';
-import { childrenOf, hostUseSince } from './runqueue.js';
+import { childrenOf, type HostUse, hostUseSince } from './runqueue.js';
 import { answerIn, type Interaction, PROMPT_PATTERN, PYTHON_REPL, SETUP, SETUP_DONE } from './repl-interactions.js';
 import { TmuxAgent } from './tmux-agent.js';
 
@@ -15,7 +15,15 @@ export const ANSWER_TIMEOUT_MS = 15_000;
 /** A pty_read poll after a wait that returned without the answer (it should not happen; counted if it does). */
 const FOLLOW_UP_POLL_MS = 20;
 
-export interface Outcome {
+/**
+ * What the host and the interaction's processes used while it ran (HostUse); each null where not measured (tmux: its
+ * server and clients are other processes).
+ */
+export type MeasuredUse = { readonly [K in keyof HostUse]: HostUse[K] | null };
+
+const NOT_MEASURED: MeasuredUse = { cpuWaitMs: null, helperCpuMs: null, mainCpuMs: null, faults: null };
+
+export interface Outcome extends MeasuredUse {
   /** From sending the input to having the answer, ms. */
   readonly latencyMs: number;
   /** From the program's own output time (its CLOCK_MONOTONIC stamp) to having the answer, ms. */
@@ -26,20 +34,6 @@ export interface Outcome {
   readonly turns: number;
   /** Processes started for this interaction. */
   readonly processes: number;
-  /**
-   * How long the chain (this host's main thread, script, the program) waited for a CPU during the interaction,
-   * ms; null where not measured (tmux: its server and clients are other processes).
-   */
-  readonly cpuWaitMs: number | null;
-  /**
-   * CPU this host's other threads (collector, compiler) used during the interaction, ms (helperThreadsRunNs); null
-   * where the driver is other processes (tmux).
-   */
-  readonly helperCpuMs: number | null;
-  /** CPU this host's main thread used during the interaction, ms; null for tmux. */
-  readonly mainCpuMs: number | null;
-  /** This host's minor page faults during the interaction; null for tmux. */
-  readonly faults: number | null;
 }
 
 export interface LoopDriver {
@@ -196,10 +190,7 @@ export class TmuxDriver implements LoopDriver {
           calls,
           turns: this.harnessPolls ? 1 : captures,
           processes: calls,
-          cpuWaitMs: null,
-          helperCpuMs: null,
-          mainCpuMs: null,
-          faults: null,
+          ...NOT_MEASURED,
         };
       }
       if (ms(sentAt, seenAt) > ANSWER_TIMEOUT_MS) return `no answer after ${captures} captures`;

@@ -2,7 +2,14 @@ import { checkMonotonicClock, MAX_CLOCK_UNCERTAINTY_MS } from '../lib/clock-chec
 import { setMonotonicOffset } from '../lib/monotonic.js';
 import type { BenchConfig } from '../lib/config.js';
 import { pick } from '../lib/config.js';
-import { type LoopDriver, type Outcome, PluginDriver, RawScriptDriver, TmuxDriver } from '../lib/loop-drivers.js';
+import {
+  type LoopDriver,
+  type MeasuredUse,
+  type Outcome,
+  PluginDriver,
+  RawScriptDriver,
+  TmuxDriver,
+} from '../lib/loop-drivers.js';
 import { PluginHarness } from '../lib/plugin-harness.js';
 import { interaction, KIND_TITLES, type Kind } from '../lib/repl-interactions.js';
 import type { Row } from '../lib/report.js';
@@ -132,11 +139,8 @@ function rows(
   note: string,
 ): Row[] {
   const get = (side: SideName, kind: Kind) => samples.get(`${side}/${kind}`) ?? [];
-  const of = (
-    side: SideName,
-    kind: Kind,
-    field: Exclude<keyof Outcome, 'cpuWaitMs' | 'helperCpuMs' | 'mainCpuMs' | 'faults'>,
-  ): Summary => summarize(get(side, kind).map((o) => o[field]));
+  const of = (side: SideName, kind: Kind, field: Exclude<keyof Outcome, keyof MeasuredUse>): Summary =>
+    summarize(get(side, kind).map((o) => o[field]));
   const out: Row[] = [];
   for (const kind of KINDS) {
     const title = KIND_TITLES[kind];
